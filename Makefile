@@ -1,0 +1,80 @@
+# untorn: torn-write protection for Linux 6.12. See README.md.
+#
+#   make demo      install what is needed, build, boot, show it working
+#   make test      run the whole test suite (host unit tests + VM suite)
+#   make vm CMD=.. run a command line in the guest (no CMD: a shell)
+
+include versions.env
+
+BUILD   := build
+CC      := gcc
+CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Wno-format-truncation -Ilib
+LDFLAGS := -static
+LIBS    := -luring
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_HDRS := $(wildcard lib/*.h)
+BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check
+UNITS    := $(BUILD)/unit/unit
+
+.PHONY: all build deps kernel image vm test unit demo clean \
+	export-patches bisect-check checkpatch
+all: build
+build: $(BINS) $(UNITS)
+
+$(BUILD)/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/libuntorn.a: $(LIB_OBJS)
+	ar rcs $@ $^
+
+$(BUILD)/bin/untorn: $(BUILD)/tools/untorn/untorn.o $(BUILD)/lib/libuntorn.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/bin/%: $(BUILD)/tests/progs/%.o $(BUILD)/lib/libuntorn.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/unit/unit: $(BUILD)/tests/unit/unit.o $(BUILD)/lib/libuntorn.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LIBS)
+
+deps:
+	scripts/install-deps.sh
+
+kernel:
+	kernel/build.sh
+
+image:
+	vm/build-image.sh >/dev/null
+
+# Command-line variables reach the recipe's environment: $$CMD keeps any
+# quoting the caller used.
+vm: build kernel image
+	vm/run.sh "$$CMD"
+
+unit: $(UNITS)
+	tests/run.sh --unit-only
+
+test: build kernel image
+	tests/run.sh
+
+demo: deps
+	$(MAKE) build kernel image
+	vm/run.sh demo/demo.sh
+
+export-patches:
+	kernel/export-patches.sh
+
+bisect-check:
+	kernel/bisect-check.sh
+
+checkpatch:
+	kernel/checkpatch.sh
+
+clean:
+	rm -rf $(BUILD)
+.SECONDARY:

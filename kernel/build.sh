@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build the guest kernel from $KSRC into the kept build directory $KBUILD
+# (ccache underneath), and install its modules into $KMODS, which the VM
+# shares with the guest as /lib/modules.
+#
+#   UNTORN_DEBUG=0  build without kernel/config/debug.config (separate dir)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+"$UNTORN_TOP/kernel/prepare-tree.sh"
+
+frags=("$UNTORN_TOP/kernel/config/base.config")
+if [ "${UNTORN_DEBUG:-1}" = 1 ]; then
+	frags+=("$UNTORN_TOP/kernel/config/debug.config")
+fi
+mkdir -p "$KBUILD" "$UNTORN_CACHE/ccache"
+export CCACHE_DIR=$UNTORN_CACHE/ccache
+export CCACHE_BASEDIR=$KSRC
+export CCACHE_MAXSIZE=5G
+# Fixed build identity, so that an unchanged file is a ccache hit.
+export KBUILD_BUILD_TIMESTAMP="untorn" KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
+kmake() { make -s -C "$KSRC" O="$KBUILD" CC="ccache gcc" -j"$(nproc)" "$@"; }
+
+cat "${frags[@]}" > "$KBUILD/untorn.fragment.new"
+if ! cmp -s "$KBUILD/untorn.fragment.new" "$KBUILD/untorn.fragment" ||
+   [ ! -f "$KBUILD/.config" ]; then
+	note "configuring: allnoconfig + ${frags[*]##*/}"
+	kmake KCONFIG_ALLCONFIG="$KBUILD/untorn.fragment.new" allnoconfig
+	bad=0
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		opt=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qx "# $opt is not set" "$KBUILD/.config" && continue
+			grep -q "^$opt=" "$KBUILD/.config" || continue
+		else
+			grep -qx "$opt=$val" "$KBUILD/.config" && continue
+		fi
+		echo "error: $line did not stick (got: $(grep -E "^$opt=|# $opt is" "$KBUILD/.config" || echo unset))" >&2
+		bad=1
+	done < "$KBUILD/untorn.fragment.new"
+	[ $bad = 0 ] || die "kernel config fragment does not apply cleanly"
+	mv "$KBUILD/untorn.fragment.new" "$KBUILD/untorn.fragment"
+fi
+rm -f "$KBUILD/untorn.fragment.new"
+
+note "building kernel in $KBUILD"
+kmake bzImage modules
+krel=$(cat "$KBUILD/include/config/kernel.release")
+# Install modules only when they changed: depmod is not free.
+stamp=$KMODS/lib/modules/$krel/.untorn-stamp
+sum=$(find "$KBUILD" -name '*.ko' -newer "$KBUILD/.config" -printf '%p %T@\n' 2>/dev/null | sort | sha256sum)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+	rm -rf "$KMODS"
+	kmake INSTALL_MOD_PATH="$KMODS" INSTALL_MOD_STRIP=1 modules_install
+	echo "$sum" > "$stamp"
+fi
+ln -sfn "$KBUILD/arch/x86/boot/bzImage" "$UNTORN_CACHE/bzImage"
+note "kernel $krel ready: $UNTORN_CACHE/bzImage"

@@ -1,0 +1,15 @@
+# Shared settings for the kernel and VM scripts; sourced, not run.
+# UNTORN_CACHE moves every build output and cache out of the checkout.
+
+UNTORN_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../versions.env
+. "$UNTORN_TOP/versions.env"
+
+UNTORN_CACHE=${UNTORN_CACHE:-/var/tmp/untorn-cache}
+KSRC=${KSRC:-$UNTORN_CACHE/linux-$KERNEL_SERIES}
+KBUILD=${KBUILD:-$UNTORN_CACHE/build-$KERNEL_SERIES}
+KMODS=${KMODS:-$UNTORN_CACHE/modules-$KERNEL_SERIES}
+BASE_TAG=untorn-base
+
+die() { echo "error: $*" >&2; exit 1; }
+note() { echo "==> $*" >&2; }

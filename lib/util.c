@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+int ut_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end && end[1] && !((end[1] == 'i' || end[1] == 'I') &&
+				(end[2] == 'b' || end[2] == 'B') && !end[3]))
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+const char *ut_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (u < 4 && bytes && !(bytes & 1023)) {
+		bytes >>= 10;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
+	return buf;
+}
+
+void *ut_alloc_io(size_t len)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096))
+		return NULL;
+	return p;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef UNTORN_UTIL_H
+#define UNTORN_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "16k", "1M", "4096" -> bytes (k/m/g are powers of 1024). 0 or -EINVAL. */
+int ut_parse_size(const char *s, uint64_t *out);
+/* 16384 -> "16 KiB"; exact values only, else plain bytes. */
+const char *ut_fmt_size(uint64_t bytes, char *buf, size_t len);
+static inline int ut_is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+/* An aligned buffer for O_DIRECT, or NULL. */
+void *ut_alloc_io(size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Host side of the test suite: the host unit tests, then the in-guest suite
+# in one VM boot; sums the TAP lines of both. The last line of output is
+# "N passed, N failed"; the exit status is non-zero on any failure.
+#
+#   tests/run.sh [--unit-only] [CASE-GLOB...]     e.g. tests/run.sh 'blk/*'
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/kernel/common.sh"
+
+unit_only=0
+if [ "${1:-}" = --unit-only ]; then
+	unit_only=1
+	shift
+fi
+logdir=$UNTORN_CACHE/test-logs
+mkdir -p "$logdir"
+log=$logdir/$(date +%Y%m%d-%H%M%S).tap
+start=$(date +%s)
+
+{
+	echo "# host unit tests"
+	"$top/build/unit/unit"
+	echo "# unit exit $?"
+	if [ $unit_only = 0 ]; then
+		echo "# VM suite"
+		"$top/vm/run.sh" "tests/guest-run.sh $(printf '%q ' "$@")"
+		rc=$?
+		if [ $rc != 0 ]; then
+			echo "not ok - vm: the guest run failed (exit $rc; see the console log named above)"
+		fi
+	fi
+} 2>&1 | tee "$log"
+
+pass=$(grep -Ec '^ok [0-9]* ?- ' "$log")
+skip=$(grep -Ec '^ok [0-9]* ?- .*# SKIP' "$log")
+fail=$(grep -Ec '^not ok' "$log")
+pass=$((pass - skip))
+if ! grep -q '^# unit exit 0' "$log" && [ "$fail" = 0 ]; then
+	fail=1
+fi
+echo "# log: $log ($(( $(date +%s) - start ))s)"
+echo "# $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -7,8 +7,16 @@ UNTORN_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 UNTORN_CACHE=${UNTORN_CACHE:-/var/tmp/untorn-cache}
 KSRC=${KSRC:-$UNTORN_CACHE/linux-$KERNEL_SERIES}
-KBUILD=${KBUILD:-$UNTORN_CACHE/build-$KERNEL_SERIES}
-KMODS=${KMODS:-$UNTORN_CACHE/modules-$KERNEL_SERIES}
+# UNTORN_DEBUG=0 selects a kernel without kernel/config/debug.config, built
+# and used side by side with the default debug kernel.
+if [ "${UNTORN_DEBUG:-1}" = 1 ]; then
+	kvariant=""
+else
+	kvariant=-nodebug
+fi
+KBUILD=${KBUILD:-$UNTORN_CACHE/build-$KERNEL_SERIES$kvariant}
+KMODS=${KMODS:-$UNTORN_CACHE/modules-$KERNEL_SERIES$kvariant}
+KIMAGE=$KBUILD/arch/x86/boot/bzImage
 BASE_TAG=untorn-base
 
 die() { echo "error: $*" >&2; exit 1; }

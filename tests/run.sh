@@ -24,7 +24,9 @@ start=$(date +%s)
 	echo "# unit exit $?"
 	if [ $unit_only = 0 ]; then
 		echo "# VM suite"
-		"$top/vm/run.sh" "tests/guest-run.sh $(printf '%q ' "$@")"
+		args=""
+		[ $# -eq 0 ] || args=$(printf ' %q' "$@")
+		"$top/vm/run.sh" "tests/guest-run.sh$args"
 		rc=$?
 		if [ $rc != 0 ]; then
 			echo "not ok - vm: the guest run failed (exit $rc; see the console log named above)"
@@ -36,6 +38,10 @@ pass=$(grep -Ec '^ok [0-9]* ?- ' "$log")
 skip=$(grep -Ec '^ok [0-9]* ?- .*# SKIP' "$log")
 fail=$(grep -Ec '^not ok' "$log")
 pass=$((pass - skip))
+if [ $unit_only = 0 ] && ! grep -Eq '^1\.\.[1-9]' "$log"; then
+	echo "not ok - the VM suite ran no checks"
+	fail=$((fail + 1))
+fi
 if ! grep -q '^# unit exit 0' "$log" && [ "$fail" = 0 ]; then
 	fail=1
 fi

@@ -21,7 +21,8 @@ echo 1 > /proc/sys/kernel/sysrq
 
 # Name the standard disks by the serials the host gave them.
 for d in /sys/block/*; do
-	case "$(cat "$d/serial" 2>/dev/null || cat "$d/device/serial" 2>/dev/null)" in
+	serial=$(cat "$d/serial" 2>/dev/null || cat "$d/device/serial" 2>/dev/null)
+	case "${serial//[[:space:]]/}" in
 	untorn-plain) export UNTORN_DEV_PLAIN=/dev/${d##*/} ;;
 	untorn-nvme0) export UNTORN_DEV_NVME0=/dev/${d##*/} ;;
 	untorn-nvme1) export UNTORN_DEV_NVME1=/dev/${d##*/} ;;

@@ -21,7 +21,7 @@ mem=${UNTORN_VM_MEM:-3072}
 cpus=${UNTORN_VM_CPUS:-$(nproc)}
 disk_gb=${UNTORN_VM_DISK_GB:-8}
 
-kernel=$UNTORN_CACHE/bzImage
+kernel=$KIMAGE
 [ -e "$kernel" ] || die "no kernel at $kernel; run 'make kernel'"
 img=$("$UNTORN_TOP/vm/build-image.sh")
 krel=$(cat "$KBUILD/include/config/kernel.release")

@@ -65,12 +65,20 @@ struct target {
 	uint64_t lbs;
 };
 
-/* Read [off, off+len) so a refused write can be shown to change nothing. */
-static void *snapshot(const struct target *t, off_t off, size_t len)
+/*
+ * Read the blocks around [off, off+len) so a refused write can be shown to
+ * change nothing. O_DIRECT reads need the range aligned to the block size.
+ */
+static void *snapshot(const struct target *t, off_t *off, size_t *len)
 {
-	void *buf = ut_alloc_io(len);
+	off_t start = *off & ~((off_t)t->lbs - 1);
+	off_t end = (*off + *len + t->lbs - 1) & ~((off_t)t->lbs - 1);
+	void *buf;
 
-	if (buf && ut_pread(t->fd_direct, buf, len, off) != (ssize_t)len) {
+	*off = start;
+	*len = end - start;
+	buf = ut_alloc_io(*len);
+	if (buf && ut_pread(t->fd_direct, buf, *len, *off) != (ssize_t)*len) {
 		free(buf);
 		return NULL;
 	}
@@ -79,7 +87,7 @@ static void *snapshot(const struct target *t, off_t off, size_t len)
 
 static int unchanged(const struct target *t, void *before, off_t off, size_t len)
 {
-	void *now = snapshot(t, off, len);
+	void *now = snapshot(t, &off, &len);
 	int same = now && before && !memcmp(now, before, len);
 
 	free(now);
@@ -95,7 +103,8 @@ static int roundtrip(const struct target *t, enum ut_engine e, size_t len, off_t
 	void *buf = ut_alloc_io(len);
 	struct iovec iov = { buf, len };
 	off_t guard = off >= (off_t)t->lbs ? off - t->lbs : off + len;
-	void *before = snapshot(t, guard, t->lbs);
+	size_t guard_len = t->lbs;
+	void *before = snapshot(t, &guard, &guard_len);
 	ssize_t n;
 	int ok;
 
@@ -115,7 +124,7 @@ static int roundtrip(const struct target *t, enum ut_engine e, size_t len, off_t
 	if (!ok)
 		diag("%zu bytes at %lld read back %s", len, (long long)off,
 		     ut_unit_state_name(res.state));
-	if (!unchanged(t, before, guard, t->lbs)) {
+	if (!unchanged(t, before, guard, guard_len)) {
 		diag("the block next to %zu bytes at %lld changed", len, (long long)off);
 		ok = 0;
 	}
@@ -131,7 +140,9 @@ static void expect_refused(const struct target *t, enum ut_engine e, int fd,
 			   const char *what, size_t len, off_t off, int niov,
 			   int want_errno)
 {
-	void *buf = ut_alloc_io(len), *before = snapshot(t, off, len);
+	off_t snap_off = off;
+	size_t snap_len = len;
+	void *buf = ut_alloc_io(len), *before = snapshot(t, &snap_off, &snap_len);
 	struct iovec iov[2];
 	ssize_t n;
 	int same;
@@ -142,7 +153,7 @@ static void expect_refused(const struct target *t, enum ut_engine e, int fd,
 	iov[1].iov_base = (char *)buf + len / 2;
 	iov[1].iov_len = len / 2;
 	n = ut_writev(e, fd, iov, niov, off, RWF_ATOMIC);
-	same = unchanged(t, before, off, len);
+	same = unchanged(t, before, snap_off, snap_len);
 	tap(n == -want_errno && same, "%s: %s (%zu bytes at %lld) -> %s%s",
 	    ut_engine_name(e), what, len, (long long)off,
 	    n < 0 ? strerrorname_np(-n) : "success",

@@ -22,6 +22,10 @@ start=$(date +%s)
 	echo "# host unit tests"
 	"$top/build/unit/unit"
 	echo "# unit exit $?"
+	if [ $unit_only = 0 ] && [ $# -eq 0 ]; then
+		echo "# VM runner checks"
+		"$top/tests/harness.sh"
+	fi
 	if [ $unit_only = 0 ]; then
 		echo "# VM suite"
 		args=""

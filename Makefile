@@ -15,7 +15,7 @@ LIBS    := -luring
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
-BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check
+BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi
 UNITS    := $(BUILD)/unit/unit
 
 .PHONY: all build deps kernel image vm test unit demo clean \

@@ -55,5 +55,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
 	kmake INSTALL_MOD_PATH="$KMODS" INSTALL_MOD_STRIP=1 modules_install
 	echo "$sum" > "$stamp"
 fi
-ln -sfn "$KBUILD/arch/x86/boot/bzImage" "$UNTORN_CACHE/bzImage"
-note "kernel $krel ready: $UNTORN_CACHE/bzImage"
+note "kernel $krel ready: $KIMAGE"

@@ -33,7 +33,8 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    untorn info [--json] PATH\n"
 "    untorn write --unit SIZE [--count N] [--first I] [--gen G] [--offset OFF]\n"
-"                 [--seed S] [--engine E] [--dsync] [--no-atomic] [--buffered] PATH\n"
+"                 [--seed S] [--engine E] [--loops L] [--dsync] [--no-atomic]\n"
+"                 [--buffered] PATH\n"
 "    untorn verify --unit SIZE [--count N] [--first I] [--gen G] [--offset OFF]\n"
 "                 [--seed S] [--json] PATH\n"
 "\n"
@@ -63,6 +64,7 @@ static const char usage_text[] =
 "                   generation every unit must hold\n"
 "    --seed S       pattern seed, to tell runs apart (default \"untorn\")\n"
 "    --engine E     pwritev2 (default), io_uring or libaio\n"
+"    --loops L      write all units L times, generation G, G+1, ... (default 1)\n"
 "    --dsync        add RWF_DSYNC to every write\n"
 "    --no-atomic    plain writes without RWF_ATOMIC (a control case)\n"
 "    --buffered     no O_DIRECT (RWF_ATOMIC then fails with EOPNOTSUPP)\n"
@@ -78,7 +80,7 @@ static const char usage_text[] =
 "    untorn verify --unit 16k --count 64 --gen 2 /mnt/db/file\n";
 
 struct opts {
-	uint64_t unit, count, first, offset, gen, seed;
+	uint64_t unit, count, first, offset, gen, seed, loops;
 	enum ut_engine engine;
 	int dsync, no_atomic, buffered, json, gen_set;
 	const char *path;
@@ -110,6 +112,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "offset", required_argument, NULL, 'o' },
 		{ "gen", required_argument, NULL, 'g' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "loops", required_argument, NULL, 'l' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "dsync", no_argument, NULL, 'D' },
 		{ "no-atomic", no_argument, NULL, 'N' },
@@ -123,6 +126,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->count = 1;
 	o->gen = 1;
+	o->loops = 1;
 	o->seed = DEFAULT_SEED;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -132,6 +136,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'o': o->offset = parse_num("offset", optarg); break;
 		case 'g': o->gen = parse_num("gen", optarg); o->gen_set = 1; break;
 		case 's': o->seed = parse_num("seed", optarg); break;
+		case 'l': o->loops = parse_num("loops", optarg); break;
 		case 'e':
 			if (ut_engine_parse(optarg, &o->engine))
 				usage_error("unknown engine '%s'", optarg);
@@ -264,12 +269,13 @@ static int cmd_write(const struct opts *o)
 		close(fd);
 		return 1;
 	}
-	for (uint64_t i = o->first; i < o->first + o->count; i++) {
+	for (uint64_t k = 0; k < o->count * o->loops && !ret; k++) {
+		uint64_t i = o->first + k % o->count, gen = o->gen + k / o->count;
 		struct iovec iov = { buf, o->unit };
 		off_t off = o->offset + i * o->unit;
 		ssize_t n;
 
-		ut_pattern_fill(buf, o->unit, i, o->gen, o->seed);
+		ut_pattern_fill(buf, o->unit, i, gen, o->seed);
 		n = ut_writev(o->engine, fd, &iov, 1, off, rwflags);
 		if (n != (ssize_t)o->unit) {
 			fprintf(stderr, "untorn: %s write of unit %llu (%llu bytes at %lld): %s\n",
@@ -277,7 +283,6 @@ static int cmd_write(const struct opts *o)
 				(unsigned long long)o->unit, (long long)off,
 				n < 0 ? strerror(-n) : "short write");
 			ret = 1;
-			break;
 		}
 	}
 	free(buf);

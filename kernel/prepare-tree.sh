@@ -4,7 +4,11 @@
 #
 # Idempotent: when the commits above the base already carry exactly the
 # patches in patches/ (compared by patch-id), the tree is left untouched so
-# that a kept build directory stays warm.
+# that a kept build directory stays warm. A tree that carries all of them
+# plus further commits or uncommitted changes is work in progress and is
+# built as it is (UNTORN_KERNEL_RESET=1 rebuilds it from patches/ instead).
+# Otherwise the branch is rebuilt from patches/, keeping the old head as a
+# backup-* branch.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -40,8 +44,8 @@ extract() {
 	(
 		cd "$KSRC.new"
 		git init -q -b untorn
-		git config user.name "untorn"
-		git config user.email "untorn@localhost"
+		git config user.name "untorn developers"
+		git config user.email "dev@untorn.example.org"
 		git config gc.auto 0
 		git add -A -f
 		git commit -q -m "$KERNEL_PKG $have (pristine)"
@@ -63,14 +67,27 @@ cd "$KSRC"
 mapfile -t files < <(series_files)
 want=$( ( [ ${#files[@]} -eq 0 ] || cat "${files[@]}" ) | patch_ids)
 got=$(git format-patch --stdout "$BASE_TAG..HEAD" | patch_ids)
-if [ "$want" = "$got" ] && git diff --quiet HEAD; then
-	note "kernel tree $KSRC is up to date with patches/ (${#files[@]} patches)"
+if [ "$want" = "$got" ]; then
+	if git diff --quiet HEAD; then
+		note "kernel tree $KSRC is up to date with patches/ (${#files[@]} patches)"
+	else
+		note "kernel tree $KSRC: patches/ applied, plus uncommitted changes (kept)"
+	fi
 	exit 0
+fi
+# Work in progress: the tree carries every exported patch and more commits
+# on top. Build it as it is; export before committing the checkout.
+if [ -z "$want" ] || [ "$(head -n "$(wc -l <<<"$want")" <<<"$got")" = "$want" ]; then
+	if [ "${UNTORN_KERNEL_RESET:-0}" != 1 ]; then
+		extra=$(( $(grep -c . <<<"$got") - $(grep -c . <<<"$want" || true) ))
+		note "kernel tree $KSRC is ahead of patches/ by $extra commit(s)$(git diff --quiet HEAD || echo ' and uncommitted changes'); building it as is (run kernel/export-patches.sh)"
+		exit 0
+	fi
 fi
 
 if ! git diff --quiet HEAD; then
-	die "kernel tree $KSRC has uncommitted changes and differs from patches/.
-Commit them and run kernel/export-patches.sh, or discard them."
+	die "kernel tree $KSRC has uncommitted changes and lacks patches from patches/.
+Commit them (they will be kept on a backup branch) or discard them."
 fi
 if [ "$(git rev-parse HEAD)" != "$(git rev-parse "$BASE_TAG")" ]; then
 	backup="backup-$(date +%Y%m%d-%H%M%S)"

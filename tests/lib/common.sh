@@ -96,3 +96,30 @@ scsi_debug_unload() {
 # Geometries used across the suite.
 SD_GEOM_512_64K="sector_size=512 atomic_wr=1 atomic_wr_gran=8 atomic_wr_align=8 atomic_wr_max_length=128"
 SD_GEOM_4K_16K_64K="sector_size=4096 atomic_wr=1 atomic_wr_gran=4 atomic_wr_align=4 atomic_wr_max_length=16"
+
+# A scratch filesystem on DEV at $SCRATCH_MNT: fs_mkfs_mount FS DEV [mkfs args].
+SCRATCH_MNT=/mnt/scratch
+fs_mkfs_mount() {
+	local fs=$1 dev=$2
+	shift 2
+	fs_unmount
+	mkdir -p "$SCRATCH_MNT"
+	case "$fs" in
+	xfs) mkfs.xfs -q -f "$@" "$dev" ;;
+	ext4) mkfs.ext4 -q -F "$@" "$dev" ;;
+	*) echo "fs_mkfs_mount: unknown fs $fs" >&2; return 1 ;;
+	esac || return 1
+	SCRATCH_FS=$fs SCRATCH_DEV=$dev
+	mount ${SCRATCH_MOUNT_OPTS:+-o "$SCRATCH_MOUNT_OPTS"} "$dev" "$SCRATCH_MNT"
+}
+fs_unmount() {
+	mountpoint -q "$SCRATCH_MNT" 2>/dev/null && umount "$SCRATCH_MNT"
+	return 0
+}
+# Offline check: xfs_repair -n / e2fsck -fn, quiet unless it finds something.
+fs_check() {
+	case "$SCRATCH_FS" in
+	xfs) xfs_repair -n ${SCRATCH_RTDEV:+-r "$SCRATCH_RTDEV"} "$SCRATCH_DEV" ;;
+	ext4) e2fsck -fn "$SCRATCH_DEV" ;;
+	esac
+}

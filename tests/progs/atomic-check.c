@@ -3,7 +3,8 @@
  * atomic-check - the RWF_ATOMIC contract of one block device or file, as
  * named TAP cases, through pwritev2, io_uring and Linux AIO.
  *
- *   atomic-check [--expect-none] [--engine E] [--name NAME] PATH
+ *   atomic-check [--expect-none | --expect-unit MIN:MAX] [--engine E]
+ *                [--name NAME] PATH
  *
  * The limits under test are the ones statx promises. For a block device they
  * must agree with the sysfs queue limits. With --expect-none, PATH must offer
@@ -228,9 +229,11 @@ int main(int argc, char **argv)
 		{ "expect-none", no_argument, NULL, 'n' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "expect-unit", required_argument, NULL, 'U' },
 		{ 0 }
 	};
 	int expect_none = 0, only = -1, c;
+	unsigned int want_min = 0, want_max = 0;
 	struct target t = { 0 };
 	struct ut_statx stx;
 	enum ut_engine e;
@@ -246,6 +249,12 @@ int main(int argc, char **argv)
 			only = e;
 			break;
 		case 'N': name = optarg; break;
+		case 'U':
+			if (sscanf(optarg, "%u:%u", &want_min, &want_max) != 2) {
+				fprintf(stderr, "--expect-unit MIN:MAX\n");
+				return 2;
+			}
+			break;
 		default: return 2;
 		}
 	}
@@ -277,6 +286,10 @@ int main(int argc, char **argv)
 			t.lbs = dio.stx_dio_offset_align;
 	}
 	check_statx(&t, &stx, expect_none);
+	if (want_max)
+		tap(t.unit_min == want_min && t.unit_max == want_max,
+		    "statx unit %u..%u, expected %u..%u", t.unit_min, t.unit_max,
+		    want_min, want_max);
 	for (e = 0; e < UT_ENGINE_COUNT; e++) {
 		if (only >= 0 && (int)e != only)
 			continue;

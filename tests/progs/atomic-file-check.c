@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * atomic-file-check - RWF_ATOMIC on files over every kind of mapping: a
+ * hole, an unwritten (fallocated) extent, a written extent, at EOF and
+ * beyond it, with O_DSYNC/RWF_SYNC/RWF_DSYNC variants, through pwritev2,
+ * io_uring and AIO. Each write is read back intact, its neighbours are left
+ * alone and i_size ends where it must.
+ *
+ *   atomic-file-check [--name NAME] [--unit SIZE] DIR
+ *
+ * Without --unit every power of two from the file's statx unit_min to its
+ * unit_max is tried.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "pattern.h"
+#include "statx.h"
+#include "util.h"
+
+static const char *name = "";
+static char path[4096];
+static int failures;
+static char why[512];
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - %s: ", ok ? "ok" : "not ok", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!ok && why[0])
+		printf("#   %s\n", why);
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Unit idx of size len holds generation gen (0: must be zero). */
+static int unit_is(int fd, size_t len, uint64_t idx, uint64_t gen)
+{
+	struct ut_unit_check res;
+	void *buf = ut_alloc_io(len);
+	ssize_t n = ut_pread(fd, buf, len, idx * len);
+	int ok;
+
+	if (n < 0) {
+		free(buf);
+		return fail("read of unit %llu: %s", (unsigned long long)idx, strerror(-n));
+	}
+	if (n < (ssize_t)len)
+		memset((char *)buf + n, 0, len - n);
+	ut_pattern_check(buf, len, idx, len, &res);
+	free(buf);
+	if (gen == 0)
+		ok = res.state == UT_UNIT_ZERO;
+	else
+		ok = res.state == UT_UNIT_OK && res.gen == gen;
+	if (!ok)
+		return fail("unit %llu of %zu bytes is %s gen %llu..%llu, expected %s %llu",
+			    (unsigned long long)idx, len,
+			    ut_unit_state_name(res.state),
+			    (unsigned long long)res.gen_min,
+			    (unsigned long long)res.gen_max,
+			    gen ? "generation" : "zero", (unsigned long long)gen);
+	return 1;
+}
+
+static int write_unit(enum ut_engine e, int fd, size_t len, uint64_t idx,
+		      uint64_t gen, int rwflags)
+{
+	void *buf = ut_alloc_io(len);
+	struct iovec iov = { buf, len };
+	ssize_t n;
+
+	ut_pattern_fill(buf, len, idx, gen, len);
+	n = ut_writev(e, fd, &iov, 1, idx * len, rwflags);
+	free(buf);
+	if (n != (ssize_t)len)
+		return fail("%s write of unit %llu (%zu bytes, flags 0x%x): %s",
+			    ut_engine_name(e), (unsigned long long)idx, len, rwflags,
+			    n < 0 ? strerror(-n) : "short write");
+	return 1;
+}
+
+static int size_is(int fd, off_t want)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return fail("fstat: %s", strerror(errno));
+	if (st.st_size != want)
+		return fail("i_size is %lld, expected %lld", (long long)st.st_size,
+			    (long long)want);
+	return 1;
+}
+
+enum layout { HOLE, UNWRITTEN, WRITTEN, AT_EOF, BEYOND_EOF, NR_LAYOUTS };
+static const char *const layout_names[] = {
+	"onto a hole", "onto an unwritten extent", "onto a written extent",
+	"at EOF", "beyond EOF",
+};
+
+/*
+ * Build the layout around unit 1 (units 0..3), write unit 1 (unit 2 at EOF,
+ * unit 4 beyond EOF) atomically, and check everything.
+ */
+static int one_case(enum layout l, enum ut_engine e, size_t len, int oflags,
+		    int rwflags)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT | oflags, 0644);
+	int ok = 1;
+	uint64_t target = 1, i;
+	off_t size = 4 * len;
+
+	if (fd < 0)
+		return fail("open %s: %s", path, strerror(errno));
+	switch (l) {
+	case HOLE:
+		ok = !ftruncate(fd, size) || fail("ftruncate: %s", strerror(errno));
+		break;
+	case UNWRITTEN:
+		ok = !fallocate(fd, 0, 0, size) || fail("fallocate: %s", strerror(errno));
+		break;
+	case WRITTEN:
+		for (i = 0; ok && i < 4; i++)
+			ok = write_unit(UT_ENGINE_PWRITEV2, fd, len, i, 1, 0);
+		break;
+	case AT_EOF:
+		for (i = 0; ok && i < 2; i++)
+			ok = write_unit(UT_ENGINE_PWRITEV2, fd, len, i, 1, 0);
+		target = 2;
+		size = 3 * len;
+		break;
+	case BEYOND_EOF:
+		ok = write_unit(UT_ENGINE_PWRITEV2, fd, len, 0, 1, 0);
+		target = 4;
+		size = 5 * len;
+		break;
+	default:
+		break;
+	}
+	ok = ok && write_unit(e, fd, len, target, 2, RWF_ATOMIC | rwflags);
+	ok = ok && unit_is(fd, len, target, 2) && size_is(fd, size);
+	for (i = 0; ok && i < (uint64_t)size / len; i++) {
+		uint64_t want = 1;
+
+		if (i == target)
+			continue;
+		if (l == HOLE || l == UNWRITTEN || (l == BEYOND_EOF && i > 0))
+			want = 0;
+		ok = unit_is(fd, len, i, want);
+	}
+	close(fd);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'N' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ 0 }
+	};
+	static const struct { const char *what; int oflags, rwflags; } syncs[] = {
+		{ "O_DSYNC", O_DSYNC, 0 },
+		{ "RWF_SYNC", 0, RWF_SYNC },
+		{ "RWF_DSYNC", 0, RWF_DSYNC },
+	};
+	uint64_t only = 0, min, max;
+	struct ut_statx stx;
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'N': name = optarg; break;
+		case 'u':
+			if (ut_parse_size(optarg, &only) || !ut_is_pow2(only)) {
+				fprintf(stderr, "bad --unit %s\n", optarg);
+				return 2;
+			}
+			break;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: atomic-file-check [--name N] [--unit SIZE] DIR\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/atomic-file-check.%d", argv[optind], getpid());
+	if (!*name)
+		name = argv[optind];
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ut_statx(fd, "", AT_EMPTY_PATH, UT_STATX_WRITE_ATOMIC, &stx)) {
+		tap(0, "create and statx %s: %s", path, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	min = only ?: stx.stx_atomic_write_unit_min;
+	max = only ?: stx.stx_atomic_write_unit_max;
+	if (!min || !max) {
+		tap(0, "the file offers no atomic writes (statx unit %u..%u)",
+		    stx.stx_atomic_write_unit_min, stx.stx_atomic_write_unit_max);
+		unlink(path);
+		return 1;
+	}
+	for (enum ut_engine e = 0; e < UT_ENGINE_COUNT; e++) {
+		for (enum layout l = 0; l < NR_LAYOUTS; l++) {
+			int ok = 1;
+
+			why[0] = '\0';
+			for (uint64_t len = min; ok && len <= max; len <<= 1)
+				ok = one_case(l, e, len, 0, 0);
+			tap(ok, "%s: atomic write %s, sizes %llu..%llu",
+			    ut_engine_name(e), layout_names[l],
+			    (unsigned long long)min, (unsigned long long)max);
+		}
+	}
+	for (size_t s = 0; s < sizeof(syncs) / sizeof(syncs[0]); s++) {
+		for (enum layout l = 0; l < NR_LAYOUTS; l++) {
+			int ok = 1;
+
+			why[0] = '\0';
+			for (uint64_t len = min; ok && len <= max; len <<= 1)
+				ok = one_case(l, UT_ENGINE_PWRITEV2, len,
+					      syncs[s].oflags, syncs[s].rwflags);
+			tap(ok, "%s: atomic write %s, sizes %llu..%llu",
+			    syncs[s].what, layout_names[l],
+			    (unsigned long long)min, (unsigned long long)max);
+		}
+	}
+	unlink(path);
+	return failures ? 1 : 0;
+}

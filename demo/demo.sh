@@ -28,13 +28,31 @@ run untorn info "$UNTORN_DEV_PLAIN"
 run untorn write --unit 4k --count 1 "$UNTORN_DEV_PLAIN"
 echo "(exit $?)"
 
-say "Files on XFS and ext4 (Linux 6.12 has no atomic writes on files yet)"
+say "Files on XFS and ext4: one-block atomic writes through the filesystem"
 for fs in xfs ext4; do
 	mkdir -p /mnt/$fs
-	if [ $fs = xfs ]; then mkfs.xfs -q -f "$UNTORN_DEV_NVME1"; else mkfs.ext4 -q -F "$UNTORN_DEV_NVME1"; fi
+	if [ $fs = xfs ]; then
+		mkfs.xfs -q -f -b size=4096 "$UNTORN_DEV_NVME1"
+	else
+		mkfs.ext4 -q -F -b 4096 "$UNTORN_DEV_NVME1"
+	fi
 	mount "$UNTORN_DEV_NVME1" /mnt/$fs
-	run untorn info /mnt/$fs/
-	run untorn write --unit 4k --count 16 /mnt/$fs/table
+	dmesg | grep -o "EXT4-fs (${UNTORN_DEV_NVME1##*/}): supports atomic writes.*" | tail -1
+	run untorn write --unit 4k --count 2048 --gen 1 /mnt/$fs/table
+	run untorn info /mnt/$fs/table
+	run xfs_io -c "statx -r -m 0x10000" /mnt/$fs/table 2>/dev/null | grep atomic
+	run untorn write --unit 4k --count 2048 --gen 2 --engine io_uring --dsync /mnt/$fs/table
+	say "$fs: power cut (filesystem shutdown) while atomic writes stream in"
+	untorn write --unit 4k --count 2048 --gen 3 --loops 100 /mnt/$fs/table 2>/dev/null &
+	sleep 1
+	run xfs_io -x -c shutdown /mnt/$fs
+	wait
+	umount /mnt/$fs
+	mount "$UNTORN_DEV_NVME1" /mnt/$fs
+	echo "after remount, every unit holds one whole generation:"
+	run untorn verify --unit 4k --count 2048 /mnt/$fs/table
+	say "$fs: a write larger than the file's unit is refused, not torn"
+	run untorn write --unit 8k --count 1 /mnt/$fs/table
 	echo "(exit $?)"
 	umount /mnt/$fs
 done

@@ -20,7 +20,7 @@ expect_rc() {
 
 expect_rc "the command's exit status comes back" 3 "$run" 'exit 3'
 expect_rc "a WARNING in the guest log fails the run" 125 \
-	"$run" 'echo "WARNING: CPU: 0 PID: 1 at untorn/harness-test" >/dev/kmsg'
+	"$run" 'echo "<4>WARNING: CPU: 0 PID: 1 at untorn/harness-test" >/dev/kmsg'
 expect_rc "a guest kernel panic fails the run" 127 \
 	"$run" 'echo c >/proc/sysrq-trigger'
 expect_rc "a hung guest fails the run" 126 \

@@ -76,8 +76,8 @@ if [ -n "$cmd" ]; then
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -chardev stdio,id=out,signal=off \
 		-device isa-serial,chardev=out </dev/null
 else
-	timeout -k 10 "$timeout_s" "${qemu[@]}" -chardev stdio,id=out,signal=off \
-		-device isa-serial,chardev=out
+	# Interactive: no timeout, whose process group would lose the terminal.
+	"${qemu[@]}" -chardev stdio,id=out,signal=off -device isa-serial,chardev=out
 fi
 qrc=$?
 set -e

@@ -23,9 +23,12 @@ mkdir -p "$UNTORN_CACHE/images"
 dir=$UNTORN_CACHE/images/rootfs-$hash.d
 rm -rf "$dir"
 note "debootstrap $GUEST_SUITE into $dir (about a minute)"
-debootstrap --variant=minbase --include="$PACKAGES" \
-	"$GUEST_SUITE" "$dir" "$GUEST_MIRROR" >&2 ||
-	die "debootstrap failed; see $dir/debootstrap/debootstrap.log"
+log=$UNTORN_CACHE/images/debootstrap.log
+if ! debootstrap --variant=minbase --include="$PACKAGES" \
+	"$GUEST_SUITE" "$dir" "$GUEST_MIRROR" >"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	die "debootstrap failed; full log in $log"
+fi
 install -m 0755 "$UNTORN_TOP/vm/untorn-init" "$dir/sbin/untorn-init"
 echo untorn-guest > "$dir/etc/hostname"
 rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir/var/lib/apt/lists"/*_Packages

@@ -26,37 +26,11 @@
 #include "io.h"
 #include "pattern.h"
 #include "statx.h"
+#include "tap.h"
 #include "util.h"
 
-static const char *name = "";
-static int failures;
 static uint64_t seed = 0x5eed;
 static uint64_t gen_next = 100;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - %s: ", ok ? "ok" : "not ok", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 struct target {
 	const char *path;
@@ -112,7 +86,7 @@ static int roundtrip(const struct target *t, enum ut_engine e, size_t len, off_t
 	ut_pattern_fill(buf, len, off / len, gen, seed);
 	n = ut_writev(e, t->fd_direct, &iov, 1, off, RWF_ATOMIC);
 	if (n != (ssize_t)len) {
-		diag("%zu bytes at %lld: returned %zd (%s)", len, (long long)off,
+		ut_diag("%zu bytes at %lld: returned %zd (%s)", len, (long long)off,
 		     n, n < 0 ? strerror(-n) : "short");
 		free(buf);
 		free(before);
@@ -123,10 +97,10 @@ static int roundtrip(const struct target *t, enum ut_engine e, size_t len, off_t
 	ut_pattern_check(buf, len, off / len, seed, &res);
 	ok = ok && res.state == UT_UNIT_OK && res.gen == gen;
 	if (!ok)
-		diag("%zu bytes at %lld read back %s", len, (long long)off,
+		ut_diag("%zu bytes at %lld read back %s", len, (long long)off,
 		     ut_unit_state_name(res.state));
 	if (!unchanged(t, before, guard, guard_len)) {
-		diag("the block next to %zu bytes at %lld changed", len, (long long)off);
+		ut_diag("the block next to %zu bytes at %lld changed", len, (long long)off);
 		ok = 0;
 	}
 	free(buf);
@@ -155,12 +129,12 @@ static void expect_refused(const struct target *t, enum ut_engine e, int fd,
 	iov[1].iov_len = len / 2;
 	n = ut_writev(e, fd, iov, niov, off, RWF_ATOMIC);
 	same = unchanged(t, before, snap_off, snap_len);
-	tap(n == -want_errno && same, "%s: %s (%zu bytes at %lld) -> %s%s",
+	ut_tap(n == -want_errno && same, "%s: %s (%zu bytes at %lld) -> %s%s",
 	    ut_engine_name(e), what, len, (long long)off,
 	    n < 0 ? strerrorname_np(-n) : "success",
 	    same ? "" : ", and the data CHANGED");
 	if (n != -want_errno)
-		diag("expected %s", strerrorname_np(want_errno));
+		ut_diag("expected %s", strerrorname_np(want_errno));
 	free(buf);
 }
 
@@ -172,7 +146,7 @@ static void check_statx(const struct target *t, const struct ut_statx *stx,
 		  (stx->stx_attributes & UT_STATX_ATTR_WRITE_ATOMIC);
 
 	if (expect_none) {
-		tap(!has && !stx->stx_atomic_write_unit_min &&
+		ut_tap(!has && !stx->stx_atomic_write_unit_min &&
 		    !stx->stx_atomic_write_unit_max &&
 		    !stx->stx_atomic_write_segments_max &&
 		    !stx->stx_atomic_write_unit_max_opt,
@@ -182,14 +156,14 @@ static void check_statx(const struct target *t, const struct ut_statx *stx,
 		    stx->stx_atomic_write_segments_max);
 		return;
 	}
-	tap(has && ut_is_pow2(t->unit_min) && ut_is_pow2(t->unit_max) &&
+	ut_tap(has && ut_is_pow2(t->unit_min) && ut_is_pow2(t->unit_max) &&
 	    t->unit_min <= t->unit_max &&
 	    stx->stx_atomic_write_segments_max == 1,
 	    "statx: STATX_WRITE_ATOMIC, unit %u..%u, segments_max %u",
 	    t->unit_min, t->unit_max, stx->stx_atomic_write_segments_max);
 	if (ut_devinfo(t->path, &dev) || !dev.is_blockdev)
 		return;
-	tap(dev.have_queue && dev.aw_unit_min == t->unit_min &&
+	ut_tap(dev.have_queue && dev.aw_unit_min == t->unit_min &&
 	    dev.aw_unit_max == t->unit_max,
 	    "statx agrees with sysfs %s/queue (unit_min %llu, unit_max %llu, max %llu)",
 	    dev.disk, (unsigned long long)dev.aw_unit_min,
@@ -205,7 +179,7 @@ static void check_engine(const struct target *t, enum ut_engine e)
 	/* Different offsets per size: every write lands on fresh ground too. */
 	for (size_t len = min; len && len <= max; len <<= 1, sizes++)
 		ok &= roundtrip(t, e, len, (off_t)len * (3 + e));
-	tap(ok, "%s: %d power-of-two sizes %zu..%zu written atomically and read back",
+	ut_tap(ok, "%s: %d power-of-two sizes %zu..%zu written atomically and read back",
 	    en, sizes, min, max);
 
 	expect_refused(t, e, t->fd_direct, "twice unit_max", 2 * max, 0, 1, EINVAL);
@@ -248,7 +222,7 @@ int main(int argc, char **argv)
 			}
 			only = e;
 			break;
-		case 'N': name = optarg; break;
+		case 'N': ut_tap_prefix = optarg; break;
 		case 'U':
 			if (sscanf(optarg, "%u:%u", &want_min, &want_max) != 2) {
 				fprintf(stderr, "--expect-unit MIN:MAX\n");
@@ -259,20 +233,20 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: atomic-check [--expect-none] [--engine E] [--name N] PATH\n");
+		fprintf(stderr, "usage: atomic-check [--expect-none | --expect-unit MIN:MAX] [--engine E] [--name N] PATH\n");
 		return 2;
 	}
 	t.path = argv[optind];
-	if (!*name)
-		name = t.path;
+	if (!*ut_tap_prefix)
+		ut_tap_prefix = t.path;
 	t.fd_direct = open(t.path, O_RDWR | O_DIRECT);
 	t.fd_buffered = open(t.path, O_RDWR);
 	if (t.fd_direct < 0 || t.fd_buffered < 0) {
-		tap(0, "open %s: %s", t.path, strerror(errno));
+		ut_tap(0, "open %s: %s", t.path, strerror(errno));
 		return 1;
 	}
 	if (ut_statx(AT_FDCWD, t.path, 0, UT_STATX_WRITE_ATOMIC, &stx)) {
-		tap(0, "statx %s: %s", t.path, strerror(errno));
+		ut_tap(0, "statx %s: %s", t.path, strerror(errno));
 		return 1;
 	}
 	t.unit_min = stx.stx_atomic_write_unit_min;
@@ -287,7 +261,7 @@ int main(int argc, char **argv)
 	}
 	check_statx(&t, &stx, expect_none);
 	if (want_max)
-		tap(t.unit_min == want_min && t.unit_max == want_max,
+		ut_tap(t.unit_min == want_min && t.unit_max == want_max,
 		    "statx unit %u..%u, expected %u..%u", t.unit_min, t.unit_max,
 		    want_min, want_max);
 	for (e = 0; e < UT_ENGINE_COUNT; e++) {
@@ -306,5 +280,5 @@ int main(int argc, char **argv)
 			continue;
 		check_engine(&t, e);
 	}
-	return failures ? 1 : 0;
+	return ut_tap_failures ? 1 : 0;
 }

@@ -25,29 +25,13 @@
 #include "io.h"
 #include "pattern.h"
 #include "statx.h"
+#include "tap.h"
 #include "util.h"
 
-static const char *name = "";
 static char path[4096];
-static int failures;
 static char why[512];
 
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - %s: ", ok ? "ok" : "not ok", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok && why[0])
-		printf("#   %s\n", why);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
+/* Record why a check failed, for the diagnostic under its TAP line. */
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -195,7 +179,7 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'N': name = optarg; break;
+		case 'N': ut_tap_prefix = optarg; break;
 		case 'u':
 			if (ut_parse_size(optarg, &only) || !ut_is_pow2(only)) {
 				fprintf(stderr, "bad --unit %s\n", optarg);
@@ -210,18 +194,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/atomic-file-check.%d", argv[optind], getpid());
-	if (!*name)
-		name = argv[optind];
+	if (!*ut_tap_prefix)
+		ut_tap_prefix = argv[optind];
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || ut_statx(fd, "", AT_EMPTY_PATH, UT_STATX_WRITE_ATOMIC, &stx)) {
-		tap(0, "create and statx %s: %s", path, strerror(errno));
+		ut_tap(0, "create and statx %s: %s", path, strerror(errno));
 		return 1;
 	}
 	close(fd);
 	min = only ?: stx.stx_atomic_write_unit_min;
 	max = only ?: stx.stx_atomic_write_unit_max;
 	if (!min || !max) {
-		tap(0, "the file offers no atomic writes (statx unit %u..%u)",
+		ut_tap(0, "the file offers no atomic writes (statx unit %u..%u)",
 		    stx.stx_atomic_write_unit_min, stx.stx_atomic_write_unit_max);
 		unlink(path);
 		return 1;
@@ -233,9 +217,11 @@ int main(int argc, char **argv)
 			why[0] = '\0';
 			for (uint64_t len = min; ok && len <= max; len <<= 1)
 				ok = one_case(l, e, len, 0, 0);
-			tap(ok, "%s: atomic write %s, sizes %llu..%llu",
+			ut_tap(ok, "%s: atomic write %s, sizes %llu..%llu",
 			    ut_engine_name(e), layout_names[l],
 			    (unsigned long long)min, (unsigned long long)max);
+			if (!ok)
+				ut_diag("%s", why);
 		}
 	}
 	for (size_t s = 0; s < sizeof(syncs) / sizeof(syncs[0]); s++) {
@@ -246,11 +232,13 @@ int main(int argc, char **argv)
 			for (uint64_t len = min; ok && len <= max; len <<= 1)
 				ok = one_case(l, UT_ENGINE_PWRITEV2, len,
 					      syncs[s].oflags, syncs[s].rwflags);
-			tap(ok, "%s: atomic write %s, sizes %llu..%llu",
+			ut_tap(ok, "%s: atomic write %s, sizes %llu..%llu",
 			    syncs[s].what, layout_names[l],
 			    (unsigned long long)min, (unsigned long long)max);
+			if (!ok)
+				ut_diag("%s", why);
 		}
 	}
 	unlink(path);
-	return failures ? 1 : 0;
+	return ut_tap_failures ? 1 : 0;
 }

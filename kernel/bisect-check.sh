@@ -6,13 +6,17 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 "$UNTORN_TOP/kernel/prepare-tree.sh"
-wt=$UNTORN_CACHE/bisect-tree
-bdir=$UNTORN_CACHE/bisect-build
+# The same relative layout as $KSRC and $KBUILD (../linux-6.12 seen from
+# the build directory), so that ccache, with the source tree as its base
+# directory, reuses objects the main build already compiled.
+wt=$UNTORN_CACHE/bisect/$(basename "$KSRC")
+bdir=$UNTORN_CACHE/bisect/$(basename "$KBUILD")
 cd "$KSRC"
 commits=$(git rev-list --reverse "$BASE_TAG..HEAD")
 [ -n "$commits" ] || { note "no patches above $BASE_TAG"; exit 0; }
 git worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
 git worktree prune
+mkdir -p "$(dirname "$wt")"
 git worktree add -q --detach "$wt" "$BASE_TAG"
 mkdir -p "$bdir"
 cp "$KBUILD/.config" "$bdir/.config"

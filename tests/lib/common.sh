@@ -110,7 +110,10 @@ fs_mkfs_mount() {
 	*) echo "fs_mkfs_mount: unknown fs $fs" >&2; return 1 ;;
 	esac || return 1
 	SCRATCH_FS=$fs SCRATCH_DEV=$dev
-	mount ${SCRATCH_MOUNT_OPTS:+-o "$SCRATCH_MOUNT_OPTS"} "$dev" "$SCRATCH_MNT"
+	fs_mount
+}
+fs_mount() {
+	mount ${SCRATCH_MOUNT_OPTS:+-o "$SCRATCH_MOUNT_OPTS"} "$SCRATCH_DEV" "$SCRATCH_MNT"
 }
 fs_unmount() {
 	mountpoint -q "$SCRATCH_MNT" 2>/dev/null && umount "$SCRATCH_MNT"

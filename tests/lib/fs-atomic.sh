@@ -55,11 +55,10 @@ fs_crash_check() {
 			>/dev/null 2>&1 &
 		pid=$!
 		delay=$((RANDOM % 1500 + 200))
-		sleep "$(printf '0.%03d' $((delay % 1000)))"; [ $delay -ge 1000 ] && sleep 1
+		sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
 		xfs_io -x -c shutdown "$SCRATCH_MNT"
 		wait $pid
-		umount "$SCRATCH_MNT" &&
-		mount ${SCRATCH_MOUNT_OPTS:+-o "$SCRATCH_MOUNT_OPTS"} "$SCRATCH_DEV" "$SCRATCH_MNT" ||
+		umount "$SCRATCH_MNT" && fs_mount ||
 			{ t_fail "$label: crash round $r: remount"; return; }
 		out=$(untorn verify --unit "$unit" --count $count "$f" 2>&1)
 		if [ $? = 0 ] && grep -q "$count units: $count ok" <<<"$out"; then
@@ -70,6 +69,6 @@ fs_crash_check() {
 		fi
 		fs_unmount
 		t_run "$label: crash round $r: offline fsck is clean" fs_check
-		mount ${SCRATCH_MOUNT_OPTS:+-o "$SCRATCH_MOUNT_OPTS"} "$SCRATCH_DEV" "$SCRATCH_MNT"
+		fs_mount
 	done
 }

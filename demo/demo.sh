@@ -40,7 +40,8 @@ for fs in xfs ext4; do
 	dmesg | grep -o "EXT4-fs (${UNTORN_DEV_NVME1##*/}): supports atomic writes.*" | tail -1
 	run untorn write --unit 4k --count 2048 --gen 1 /mnt/$fs/table
 	run untorn info /mnt/$fs/table
-	run xfs_io -c "statx -r -m 0x10000" /mnt/$fs/table 2>/dev/null | grep atomic
+	echo "\$ xfs_io -c 'statx -r -m 0x10000' /mnt/$fs/table | grep atomic"
+	xfs_io -c "statx -r -m 0x10000" /mnt/$fs/table | grep atomic
 	run untorn write --unit 4k --count 2048 --gen 2 --engine io_uring --dsync /mnt/$fs/table
 	say "$fs: power cut (filesystem shutdown) while atomic writes stream in"
 	untorn write --unit 4k --count 2048 --gen 3 --loops 100 /mnt/$fs/table 2>/dev/null &

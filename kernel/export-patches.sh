@@ -15,4 +15,7 @@ git format-patch -q --no-signature --zero-commit --no-numbered \
 	echo "# untorn series for $KERNEL_PKG $KERNEL_PKG_VERSION; applied in order by git am"
 	cd "$out" && ls -1 -- *.patch 2>/dev/null || true
 ) > "$out/series"
+# Tree and patches/ agree again: remember it (see prepare-tree.sh).
+git format-patch --stdout "$BASE_TAG..HEAD" | git patch-id --stable |
+	awk '{print $1}' > .git/untorn-synced
 note "exported $(grep -c '\.patch$' "$out/series") patches to $out"

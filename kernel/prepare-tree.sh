@@ -4,11 +4,13 @@
 #
 # Idempotent: when the commits above the base already carry exactly the
 # patches in patches/ (compared by patch-id), the tree is left untouched so
-# that a kept build directory stays warm. A tree that carries all of them
-# plus further commits or uncommitted changes is work in progress and is
-# built as it is (UNTORN_KERNEL_RESET=1 rebuilds it from patches/ instead).
-# Otherwise the branch is rebuilt from patches/, keeping the old head as a
-# backup-* branch.
+# that a kept build directory stays warm. Both sides remember what they
+# were last synced with (.git/untorn-synced, written on apply and export):
+# when only the tree moved (new or amended commits, uncommitted changes) it
+# is work in progress and is built as it is; when only patches/ moved (a
+# pull), the branch is rebuilt from patches/ with the old head kept as a
+# backup-* branch; when both moved, it stops. UNTORN_KERNEL_RESET=1 always
+# rebuilds from patches/.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -67,7 +69,10 @@ cd "$KSRC"
 mapfile -t files < <(series_files)
 want=$( ( [ ${#files[@]} -eq 0 ] || cat "${files[@]}" ) | patch_ids)
 got=$(git format-patch --stdout "$BASE_TAG..HEAD" | patch_ids)
+synced_file=.git/untorn-synced
+synced=$(cat "$synced_file" 2>/dev/null || true)
 if [ "$want" = "$got" ]; then
+	printf '%s\n' "$want" > "$synced_file"
 	if git diff --quiet HEAD; then
 		note "kernel tree $KSRC is up to date with patches/ (${#files[@]} patches)"
 	else
@@ -75,14 +80,19 @@ if [ "$want" = "$got" ]; then
 	fi
 	exit 0
 fi
-# Work in progress: the tree carries every exported patch and more commits
-# on top. Build it as it is; export before committing the checkout.
-if [ -z "$want" ] || [ "$(head -n "$(wc -l <<<"$want")" <<<"$got")" = "$want" ]; then
-	if [ "${UNTORN_KERNEL_RESET:-0}" != 1 ]; then
-		extra=$(( $(grep -c . <<<"$got") - $(grep -c . <<<"$want" || true) ))
-		note "kernel tree $KSRC is ahead of patches/ by $extra commit(s)$(git diff --quiet HEAD || echo ' and uncommitted changes'); building it as is (run kernel/export-patches.sh)"
-		exit 0
-	fi
+# patches/ is what the tree was last synced with (applied or exported), so
+# the tree itself moved: new, amended or uncommitted work. Build it as it
+# is; export before committing the checkout.
+if [ "$want" = "$synced" ] && [ "${UNTORN_KERNEL_RESET:-0}" != 1 ]; then
+	note "kernel tree $KSRC has work not yet in patches/$(git diff --quiet HEAD || echo ' (and uncommitted changes)'); building it as is (run kernel/export-patches.sh)"
+	exit 0
+fi
+# Both moved: patches/ changed (a pull) and so did the tree. Refuse to
+# guess which one wins.
+if [ "$got" != "$synced" ] && [ -n "$synced" ] && [ "${UNTORN_KERNEL_RESET:-0}" != 1 ]; then
+	die "both patches/ and the kernel tree $KSRC changed since they were last synced.
+Export the tree (kernel/export-patches.sh) or set UNTORN_KERNEL_RESET=1 to rebuild
+it from patches/ (its head is kept on a backup branch)."
 fi
 
 if ! git diff --quiet HEAD; then
@@ -103,4 +113,5 @@ if [ ${#files[@]} -gt 0 ]; then
 		die "git am failed: patches/ does not apply to $KERNEL_PKG $have"
 	fi
 fi
+printf '%s\n' "$want" > "$synced_file"
 note "kernel tree ready: $(git log --oneline "$BASE_TAG..HEAD" | wc -l) patches above $BASE_TAG"

@@ -28,7 +28,7 @@ for d in /sys/block/*; do
 	untorn-nvme1) export UNTORN_DEV_NVME1=/dev/${d##*/} ;;
 	esac
 done
-export UNTORN_TOP=$top UNTORN_RUN_DIR=/run/untorn UNTORN_IN_VM=1
+export UNTORN_TOP=$top UNTORN_RUN_DIR=/run/untorn
 export HOME=/root TERM=${TERM:-linux}
 export PATH=$top/build/bin:/usr/sbin:/usr/bin:/sbin:/bin
 

@@ -1,17 +1,27 @@
-# The per-filesystem checks of hardware atomic writes on files, shared by
-# the fs/* cases: fs_atomic_suite LABEL UNIT_MIN UNIT_MAX, run against the
-# filesystem mounted at $SCRATCH_MNT.
+# The per-filesystem checks of atomic writes on files, shared by the fs/*
+# cases: fs_atomic_suite LABEL UNIT_MIN UNIT_MAX [CAP [MAX_OPT]], run
+# against the filesystem mounted at $SCRATCH_MNT. statx must report
+# UNIT_MIN..UNIT_MAX (and stx_atomic_write_unit_max_opt = MAX_OPT if given);
+# the write matrix, xfs_io and fio run with sizes up to CAP (default
+# UNIT_MAX), since a software limit of megabytes would make them slow.
 
 statx_field() { sed -n "s/^stat\.$2 = //p" <<<"$1"; }
 
+# The file's statx atomic write unit_max, through xfs_io.
+statx_unit_max() {
+	statx_field "$(xfs_io -c "statx -r -m 0x10000" "$1" 2>&1)" \
+		atomic_write_unit_max
+}
+
 fs_atomic_suite() {
-	local label=$1 umin=$2 umax=$3 f out len
+	local label=$1 umin=$2 umax=$3 cap=${4:-$3} opt=${5:-} f out len
 	f=$SCRATCH_MNT/contract
 	# A written file large enough for every offset atomic-check uses.
 	untorn write --no-atomic --unit "$umax" --count 8 "$f" >/dev/null ||
 		t_fail "$label: prefill $f"
-	atomic-check --name "$label" --expect-unit "$umin:$umax" "$f" || UT_FAILED=1
-	atomic-file-check --name "$label" "$SCRATCH_MNT" || UT_FAILED=1
+	atomic-check --name "$label" --expect-unit "$umin:$umax" \
+		${opt:+--expect-opt "$opt"} "$f" || UT_FAILED=1
+	atomic-file-check --name "$label" --max "$cap" "$SCRATCH_MNT" || UT_FAILED=1
 
 	# xfs_io and fio, as the real clients.
 	out=$(xfs_io -c "statx -r -m 0x10000" "$f" 2>&1)
@@ -23,7 +33,7 @@ fs_atomic_suite() {
 		t_fail "$label: xfs_io statx -r"
 		grep atomic <<<"$out" | t_diag
 	fi
-	for ((len = umin; len <= umax; len *= 2)); do
+	for ((len = umin; len <= cap; len *= 2)); do
 		t_run "$label: xfs_io pwrite -A -D -V1 $len bytes onto a new file" \
 			xfs_io -f -d -c "pwrite -q -A -D -V1 -b $len $((len * 4)) $len" \
 				"$SCRATCH_MNT/xfs_io.$len"
@@ -32,9 +42,9 @@ fs_atomic_suite() {
 		xfs_io -f -d -c "pwrite -q -A -D -V1 -b $((umax * 2)) 0 $((umax * 2))" \
 			"$SCRATCH_MNT/xfs_io.big"
 	for e in pvsync2 libaio io_uring; do
-		t_run "$label: fio atomic=1 bs=$umax $e with verify" \
+		t_run "$label: fio atomic=1 bs=$cap $e with verify" \
 			fio --name=atomic --directory="$SCRATCH_MNT" --filename=fio.$e \
-				--direct=1 --atomic=1 --rw=randwrite --bs="$umax" \
+				--direct=1 --atomic=1 --rw=randwrite --bs="$cap" \
 				--size=4M --ioengine=$e --iodepth=4 --verify=crc32c \
 				--do_verify=1 --verify_fatal=1
 	done
@@ -71,4 +81,47 @@ fs_crash_check() {
 		t_run "$label: crash round $r: offline fsck is clean" fs_check
 		fs_mount
 	done
+}
+
+# The XFS path tracepoint: one xfs_atomic_write_path event per atomic write,
+# "hw" or the reason it went to software.
+XFS_PATH_EVENT=/sys/kernel/tracing/events/xfs/xfs_atomic_write_path/enable
+xfs_path_trace_on() {
+	[ -w "$XFS_PATH_EVENT" ] || return 1
+	echo 1 >"$XFS_PATH_EVENT" && echo >/sys/kernel/tracing/trace
+}
+xfs_path_trace_off() { echo 0 >"$XFS_PATH_EVENT"; }
+
+# xfs_atomic_path CMD...: run CMD (one atomic write) and print the paths it
+# reported, space separated ("hw", "size", "alloc", ...).
+xfs_atomic_path() {
+	echo >/sys/kernel/tracing/trace
+	"$@" >/dev/null 2>&1 || { echo "write-failed"; return 1; }
+	sed -n 's/.*xfs_atomic_write_path:.* path \([a-z_]*\)$/\1/p' \
+		/sys/kernel/tracing/trace | xargs
+}
+
+# expect_path LABEL WANT FILE OFFSET LEN: one atomic write of LEN at OFFSET
+# in FILE, which must take path WANT (and report it exactly once).
+expect_path() {
+	local label=$1 want=$2 f=$3 off=$4 len=$5 got
+	got=$(xfs_atomic_path xfs_io -f -d \
+		-c "pwrite -q -A -D -V1 -b $len $off $len" "$f")
+	if [ "$got" = "$want" ]; then
+		t_ok "$label: $len bytes at $off -> $want"
+	else
+		t_fail "$label: $len bytes at $off -> '$got', expected $want"
+	fi
+}
+
+# The physical byte address of FILE's OFFSET, if one extent holds
+# [OFFSET, OFFSET + LEN), from xfs_io fiemap (512-byte units).
+phys_of_range() {
+	local f=$1 off=$2 len=$3 lo hi plo
+	xfs_io -c "fiemap -v $off $len" "$f" | awk -v off=$((off / 512)) \
+		-v end=$(((off + len) / 512 - 1)) '
+		$2 ~ /^\[/ { split($2, r, /[][.:]+/); split($3, p, /[.:]+/)
+			if (r[2] + 0 <= off && r[3] + 0 >= end && p[1] != "hole") {
+				print (p[1] + off - r[2]) * 512; exit }
+		}'
 }

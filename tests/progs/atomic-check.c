@@ -3,13 +3,14 @@
  * atomic-check - the RWF_ATOMIC contract of one block device or file, as
  * named TAP cases, through pwritev2, io_uring and Linux AIO.
  *
- *   atomic-check [--expect-none | --expect-unit MIN:MAX] [--engine E]
- *                [--name NAME] PATH
+ *   atomic-check [--expect-none | --expect-unit MIN:MAX] [--expect-opt OPT]
+ *                [--engine E] [--name NAME] PATH
  *
  * The limits under test are the ones statx promises. For a block device they
  * must agree with the sysfs queue limits. With --expect-none, PATH must offer
  * no torn-write protection: statx reports zeros and RWF_ATOMIC fails with
- * EOPNOTSUPP. Every refused write must leave the data on disk unchanged.
+ * EOPNOTSUPP. --expect-opt checks stx_atomic_write_unit_max_opt. Every
+ * refused write must leave the data on disk unchanged.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,13 +51,20 @@ static void *snapshot(const struct target *t, off_t *off, size_t *len)
 	off_t end = (*off + *len + t->lbs - 1) & ~((off_t)t->lbs - 1);
 	void *buf;
 
+	ssize_t n;
+
 	*off = start;
 	*len = end - start;
 	buf = ut_alloc_io(*len);
-	if (buf && ut_pread(t->fd_direct, buf, *len, *off) != (ssize_t)*len) {
+	if (!buf)
+		return NULL;
+	/* Beyond EOF reads as zeros, before and after a file grows. */
+	n = ut_pread(t->fd_direct, buf, *len, *off);
+	if (n < 0) {
 		free(buf);
 		return NULL;
 	}
+	memset((char *)buf + n, 0, *len - n);
 	return buf;
 }
 
@@ -183,6 +191,8 @@ static void check_engine(const struct target *t, enum ut_engine e)
 	    en, sizes, min, max);
 
 	expect_refused(t, e, t->fd_direct, "twice unit_max", 2 * max, 0, 1, EINVAL);
+	expect_refused(t, e, t->fd_direct, "unit_max plus one unit_min",
+		       max + min, 0, 1, EINVAL);
 	expect_refused(t, e, t->fd_direct, "non-power-of-two length",
 		       3 * min, 0, 1, EINVAL);
 	/* With min == max the only misalignment left is below the unit. */
@@ -204,10 +214,12 @@ int main(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'e' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "expect-unit", required_argument, NULL, 'U' },
+		{ "expect-opt", required_argument, NULL, 'O' },
 		{ 0 }
 	};
 	int expect_none = 0, only = -1, c;
 	unsigned int want_min = 0, want_max = 0;
+	long long want_opt = -1;
 	struct target t = { 0 };
 	struct ut_statx stx;
 	enum ut_engine e;
@@ -229,11 +241,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'O':
+			want_opt = strtoll(optarg, NULL, 0);
+			break;
 		default: return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: atomic-check [--expect-none | --expect-unit MIN:MAX] [--engine E] [--name N] PATH\n");
+		fprintf(stderr, "usage: atomic-check [--expect-none | --expect-unit MIN:MAX] [--expect-opt OPT] [--engine E] [--name N] PATH\n");
 		return 2;
 	}
 	t.path = argv[optind];
@@ -264,6 +279,10 @@ int main(int argc, char **argv)
 		ut_tap(t.unit_min == want_min && t.unit_max == want_max,
 		    "statx unit %u..%u, expected %u..%u", t.unit_min, t.unit_max,
 		    want_min, want_max);
+	if (want_opt >= 0)
+		ut_tap(stx.stx_atomic_write_unit_max_opt == want_opt,
+		    "statx unit_max_opt %u, expected %lld",
+		    stx.stx_atomic_write_unit_max_opt, want_opt);
 	for (e = 0; e < UT_ENGINE_COUNT; e++) {
 		if (only >= 0 && (int)e != only)
 			continue;

@@ -28,32 +28,45 @@ run untorn info "$UNTORN_DEV_PLAIN"
 run untorn write --unit 4k --count 1 "$UNTORN_DEV_PLAIN"
 echo "(exit $?)"
 
-say "Files on XFS and ext4: one-block atomic writes through the filesystem"
+say "Files on XFS and ext4: atomic writes through the filesystem"
+echo "XFS (reflink, the mkfs default): 16 KiB pages, larger than the NVMe's"
+echo "4 KiB unit, staged in copy-on-write blocks and switched in with one"
+echo "transaction. ext4: one 4 KiB block, in hardware."
 for fs in xfs ext4; do
 	mkdir -p /mnt/$fs
 	if [ $fs = xfs ]; then
 		mkfs.xfs -q -f -b size=4096 "$UNTORN_DEV_NVME1"
+		unit=16k count=512 too_big=2m
 	else
 		mkfs.ext4 -q -F -b 4096 "$UNTORN_DEV_NVME1"
+		unit=4k count=2048 too_big=8k
 	fi
 	mount "$UNTORN_DEV_NVME1" /mnt/$fs
 	dmesg | grep -o "EXT4-fs (${UNTORN_DEV_NVME1##*/}): supports atomic writes.*" | tail -1
-	run untorn write --unit 4k --count 2048 --gen 1 /mnt/$fs/table
+	run untorn write --unit $unit --count $count --gen 1 /mnt/$fs/table
 	run untorn info /mnt/$fs/table
 	echo "\$ xfs_io -c 'statx -r -m 0x10000' /mnt/$fs/table | grep atomic"
 	xfs_io -c "statx -r -m 0x10000" /mnt/$fs/table | grep atomic
-	run untorn write --unit 4k --count 2048 --gen 2 --engine io_uring --dsync /mnt/$fs/table
+	if [ $fs = xfs ]; then
+		echo 1 >/sys/kernel/tracing/events/xfs/xfs_atomic_write_path/enable
+		echo >/sys/kernel/tracing/trace
+		run xfs_io -d -c "pwrite -q -A -D -V1 -b 16k 0 16k" -c "pwrite -q -A -D -V1 -b 4k 16k 4k" /mnt/$fs/table
+		echo "which path each write took (tracepoint xfs_atomic_write_path):"
+		grep -o 'pos .*' /sys/kernel/tracing/trace
+		echo 0 >/sys/kernel/tracing/events/xfs/xfs_atomic_write_path/enable
+	fi
+	run untorn write --unit $unit --count $count --gen 2 --engine io_uring --dsync /mnt/$fs/table
 	say "$fs: power cut (filesystem shutdown) while atomic writes stream in"
-	untorn write --unit 4k --count 2048 --gen 3 --loops 100 /mnt/$fs/table 2>/dev/null &
+	untorn write --unit $unit --count $count --gen 3 --loops 100 /mnt/$fs/table 2>/dev/null &
 	sleep 1
 	run xfs_io -x -c shutdown /mnt/$fs
 	wait
 	umount /mnt/$fs
 	mount "$UNTORN_DEV_NVME1" /mnt/$fs
 	echo "after remount, every unit holds one whole generation:"
-	run untorn verify --unit 4k --count 2048 /mnt/$fs/table
+	run untorn verify --unit $unit --count $count /mnt/$fs/table
 	say "$fs: a write larger than the file's unit is refused, not torn"
-	run untorn write --unit 8k --count 1 /mnt/$fs/table
+	run untorn write --unit $too_big --count 1 /mnt/$fs/table
 	echo "(exit $?)"
 	umount /mnt/$fs
 done

@@ -4,6 +4,7 @@
 # UNIT_MIN..UNIT_MAX (and stx_atomic_write_unit_max_opt = MAX_OPT if given);
 # the write matrix, xfs_io and fio run with sizes up to CAP (default
 # UNIT_MAX), since a software limit of megabytes would make them slow.
+# FS_ATOMIC_FILE_ARGS adds atomic-file-check options.
 
 statx_field() { sed -n "s/^stat\.$2 = //p" <<<"$1"; }
 
@@ -21,7 +22,9 @@ fs_atomic_suite() {
 		t_fail "$label: prefill $f"
 	atomic-check --name "$label" --expect-unit "$umin:$umax" \
 		${opt:+--expect-opt "$opt"} "$f" || UT_FAILED=1
-	atomic-file-check --name "$label" --max "$cap" "$SCRATCH_MNT" || UT_FAILED=1
+	# shellcheck disable=SC2086
+	atomic-file-check --name "$label" --max "$cap" ${FS_ATOMIC_FILE_ARGS:-} \
+		"$SCRATCH_MNT" || UT_FAILED=1
 
 	# xfs_io and fio, as the real clients.
 	out=$(xfs_io -c "statx -r -m 0x10000" "$f" 2>&1)

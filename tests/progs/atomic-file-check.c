@@ -9,11 +9,13 @@
  * neighbours (and the other owner of shared blocks) are left alone and
  * i_size ends where it must.
  *
- *   atomic-file-check [--name NAME] [--unit SIZE] [--max SIZE] DIR
+ *   atomic-file-check [--name NAME] [--unit SIZE] [--max SIZE]
+ *                     [--no-page-cache] DIR
  *
  * Without --unit every power of two from the file's statx unit_min to its
  * unit_max (or --max, if smaller) is tried. The shared layout is skipped
- * when the filesystem cannot reflink.
+ * when the filesystem cannot reflink, the two dirty page cache layouts with
+ * --no-page-cache.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +40,7 @@ static char path[4096];
 static char donor_path[4200];
 static char why[512];
 static int no_reflink;	/* FICLONE failed: the shared layout is skipped */
+static int no_page_cache;	/* --no-page-cache */
 
 /* Record why a check failed, for the diagnostic under its TAP line. */
 static int fail(const char *fmt, ...)
@@ -281,20 +284,25 @@ static int one_case(enum layout l, enum ut_engine e, size_t len, size_t blksz,
 	}
 	if (ok && l == SHARED)
 		ok = donor_intact(len);
-	/*
-	 * Leave nothing dirty for the flusher: on 6.12 its writeback and a
-	 * later scsi_debug removal make lockdep report a false circular
-	 * dependency between unrelated queues (del_gendisk flushing
-	 * writeback under a queue freeze).
-	 */
 	fsync(fd);
 	close(fd);
 	return ok;
 }
 
+static int skipped(enum layout l)
+{
+	return no_page_cache && (l == DIRTY_WRITTEN || l == DELALLOC);
+}
+
 static void report(int ok, const char *how, enum layout l, uint64_t min,
 		   uint64_t max)
 {
+	if (skipped(l)) {
+		printf("ok - %s: %s: atomic write %s # SKIP --no-page-cache\n",
+		       ut_tap_prefix, how, layout_names[l]);
+		fflush(stdout);
+		return;
+	}
 	if (!ok && l == SHARED && no_reflink) {
 		printf("ok - %s: %s: atomic write %s # SKIP %s\n", ut_tap_prefix,
 		       how, layout_names[l], why);
@@ -314,6 +322,7 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'N' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "max", required_argument, NULL, 'm' },
+		{ "no-page-cache", no_argument, NULL, 'P' },
 		{ 0 }
 	};
 	static const struct { const char *what; int oflags, rwflags; } syncs[] = {
@@ -335,6 +344,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'P': no_page_cache = 1; break;
 		case 'm':
 			if (ut_parse_size(optarg, &cap) || !ut_is_pow2(cap)) {
 				fprintf(stderr, "bad --max %s\n", optarg);
@@ -345,7 +355,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: atomic-file-check [--name N] [--unit SIZE] [--max SIZE] DIR\n");
+		fprintf(stderr, "usage: atomic-file-check [--name N] [--unit SIZE] [--max SIZE] [--no-page-cache] DIR\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/atomic-file-check.%d", argv[optind], getpid());
@@ -374,7 +384,7 @@ int main(int argc, char **argv)
 			int ok = 1;
 
 			why[0] = '\0';
-			for (uint64_t len = min; ok && len <= max; len <<= 1)
+			for (uint64_t len = min; ok && !skipped(l) && len <= max; len <<= 1)
 				ok = one_case(l, e, len, blksz, 0, 0);
 			report(ok, ut_engine_name(e), l, min, max);
 		}
@@ -384,7 +394,7 @@ int main(int argc, char **argv)
 			int ok = 1;
 
 			why[0] = '\0';
-			for (uint64_t len = min; ok && len <= max; len <<= 1)
+			for (uint64_t len = min; ok && !skipped(l) && len <= max; len <<= 1)
 				ok = one_case(l, UT_ENGINE_PWRITEV2, len, blksz,
 					      syncs[s].oflags, syncs[s].rwflags);
 			report(ok, syncs[s].what, l, min, max);

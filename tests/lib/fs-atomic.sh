@@ -128,3 +128,12 @@ phys_of_range() {
 				print (p[1] + off - r[2]) * 512; exit }
 		}'
 }
+
+# Free bytes of the scratch filesystem, after a sync.
+fs_avail() { sync; df -B1 --output=avail "$SCRATCH_MNT" | tail -1; }
+
+# xfs_extent_count FILE [-c]: the extents xfs_io bmap lists for FILE's data
+# fork (with -c, its CoW fork), holes not counted.
+xfs_extent_count() {
+	xfs_io -c "bmap ${2:-}" "$1" | grep -c '^[[:space:]]*[0-9]*: \[.*\]: [0-9]'
+}

@@ -3,6 +3,7 @@
 #   make demo      install what is needed, build, boot, show it working
 #   make test      run the whole test suite (host unit tests + VM suite)
 #   make vm CMD=.. run a command line in the guest (no CMD: a shell)
+#   make crash     power-cut torture per configuration (CRASH_CUTS=N cuts)
 
 include versions.env
 
@@ -15,11 +16,12 @@ LIBS    := -luring
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
-BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi
+BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi \
+	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture
 UNITS    := $(BUILD)/unit/unit
 
 .PHONY: all build deps kernel image vm test unit demo clean \
-	export-patches bisect-check checkpatch
+	export-patches bisect-check checkpatch crash
 all: build
 build: $(BINS) $(UNITS)
 
@@ -61,6 +63,12 @@ unit: $(UNITS)
 
 test: build kernel image
 	tests/run.sh
+
+# Cuts per configuration; the control runs a tenth as many (at least 10).
+CRASH_CUTS ?= 100
+CRASH_SEED ?= 1
+crash: build kernel image
+	tests/crash/run.sh --cuts $(CRASH_CUTS) --seed $(CRASH_SEED) $(CRASH_CONFIGS)
 
 demo: deps
 	$(MAKE) build kernel image

@@ -106,7 +106,25 @@ while IFS='|' read -r name geom fs mkfs unit; do
 		t_fail "$name control: plain writes torn in ${ctorn:-?} of $control_cuts cuts (exit $crc): the checker does not see tears; replay: $replay"
 		printf '%s\n' "$cout" | tail -n 5 | t_diag
 	fi
-	table+=("| $name | $cuts | ${torn:-?} | ${stale:-?} | ${fsck:-?} | $ctorn / $control_cuts | ${secs}s |")
+	# The floor check needs its own control: on the raw device, a disk
+	# that ignores flushes must show units older than their fsync.
+	if [ "$fs" = raw ]; then
+		echo 0 > "/sys/block/${dev##*/}/tear/honour_flush"
+		lout=$(torture "${args[@]}" --cuts "$control_cuts" --name "$name-lying" 2>&1)
+		echo 1 > "/sys/block/${dev##*/}/tear/honour_flush"
+		lsum=$(grep '^torture: ' <<<"$lout" | tail -n 1)
+		lstale=$(field stale_cuts "$lsum")
+		if [ -n "$lstale" ] && [ "$lstale" -gt 0 ] && [ $((lstale * 4)) -ge "$control_cuts" ]; then
+			t_ok "$name lying-disk control: units older than their fsync found in $lstale of $control_cuts cuts"
+		else
+			t_fail "$name lying-disk control: stale units in ${lstale:-?} of $control_cuts cuts: the floor check does not see lost durable data"
+			printf '%s\n' "$lout" | tail -n 5 | t_diag
+		fi
+		ctorn="$ctorn / $control_cuts (stale with lying flushes: ${lstale:-?} / $control_cuts)"
+	else
+		ctorn="$ctorn / $control_cuts"
+	fi
+	table+=("| $name | $cuts | ${torn:-?} | ${stale:-?} | ${fsck:-?} | $ctorn | ${secs}s |")
 done <<<"$CONFIGS"
 
 echo "# crash torture, seed $seed, kernel $(uname -r)"

@@ -16,7 +16,8 @@
  *   unit 4: untouched                       -> old
  * Over all cuts unit 0 must tear in a clear share, unit 1 must survive
  * and vanish each in a clear share, the others never deviate; the device's
- * counters agree; the same seed replays the same image; and a powered-off
+ * counters agree; the same seed replays the same image; with flushes
+ * ignored (honour_flush=0) flushed writes do get lost; and a powered-off
  * device fails I/O and refuses power-on while open.
  */
 #define _GNU_SOURCE
@@ -203,6 +204,35 @@ static void check_replay(uint64_t seed)
 	ut_tap(differ > 0, "other seeds give other images (%u of 8)", differ);
 }
 
+/*
+ * The same rounds on a disk that ignores flushes and FUA: flushed and
+ * RWF_DSYNC writes must now be lost in some cuts, or the checks above
+ * could not have seen a loss either.
+ */
+static void check_lying_disk(unsigned int cuts, uint64_t seed)
+{
+	struct ut_unit_check res[NUNITS];
+	unsigned int lost = 0, i;
+	uint32_t crc;
+	int err = ut_tear_write(dir, "honour_flush", 0);
+
+	if (err) {
+		ut_tap(0, "honour_flush=0 accepted (%s)", strerror(-err));
+		return;
+	}
+	for (i = 0; i < cuts; i++) {
+		uint64_t gen = 5000 + 2 * (uint64_t)i;
+
+		if (cut_round(gen, seed + i, res, &crc))
+			break;
+		lost += is_gen(&res[2], gen) || is_gen(&res[3], gen);
+	}
+	ut_tear_write(dir, "honour_flush", 1);
+	ut_tap(i == cuts && lost > 0,
+	       "a disk that ignores flushes loses flushed or FUA writes (%u of %u cuts)",
+	       lost, cuts);
+}
+
 static void check_power_off(void)
 {
 	int fd = open_dev(), err;
@@ -241,6 +271,7 @@ int main(int argc, char **argv)
 	};
 	unsigned int cuts = 200;
 	uint64_t seed = 1, v;
+	static char prefix[128];
 	int c, err;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -277,9 +308,12 @@ int main(int argc, char **argv)
 	buf = ut_alloc_io(unit);
 	if (!buf)
 		return 2;
-	ut_tap_prefix = "tear-check";
+	snprintf(prefix, sizeof(prefix), "tear-check %s %zu-byte units",
+		 strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev, unit);
+	ut_tap_prefix = prefix;
 	check_cuts(cuts, seed);
 	check_replay(seed);
+	check_lying_disk(cuts / 4, seed);
 	check_power_off();
 	return ut_tap_failures ? 1 : 0;
 }

@@ -23,17 +23,19 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$control_cuts" ] || control_cuts=$(( cuts / 10 > 10 ? cuts / 10 : 10 ))
 
-# name | tearblk geometry | fs | mkfs arguments | unit
+# name | tearblk geometry | fs | mkfs arguments | unit | torture options
 # The tearing granularity (lbs) is 512 bytes everywhere, so that a plain
 # write of even one 4 KiB block can tear. Hardware atomic limits decide
 # which XFS path a write takes: up to 64 KiB on the hardware configurations,
 # 4 KiB (below the 16 KiB unit) on xfs-sw, exactly the unit on xfs-hybrid
-# (hardware when the mapping allows, software otherwise).
+# (hardware when the mapping allows, software otherwise). With --snapshots
+# the workload reflinks the file now and then, so writes meet shared
+# extents and the hybrid switches paths under the cuts.
 CONFIGS='
 raw|lbs=512,awu_min=512,awu_max=64k|raw||16k
 xfs-hw|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=4096 -m reflink=0|4k
-xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k
-xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k
+xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots
+xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots
 xfs-16k|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=16384 -m reflink=0|16k
 ext4|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096|4k
 ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096 -O bigalloc -C 16384|16k
@@ -60,12 +62,34 @@ new_tear_dev() {
 	return 1
 }
 
+# Which path each XFS atomic write took, from the xfs_atomic_write_path
+# tracepoint: "hw 1234, size 567" (reasons other than hw are the software
+# path's). The buffer is sized for a long run; an overrun is reported.
+trace=/sys/kernel/tracing
+path_event=$trace/events/xfs/xfs_atomic_write_path/enable
+paths_start() {
+	[ -w "$path_event" ] || return 0
+	echo 65536 > "$trace/buffer_size_kb"
+	echo 1 > "$path_event"
+	echo > "$trace/trace"
+}
+paths_stop() {
+	local overrun
+	[ -w "$path_event" ] || return 0
+	echo 0 > "$path_event"
+	sed -n 's/.*xfs_atomic_write_path:.* path \([a-z_]*\)$/\1/p' "$trace/trace" |
+		sort | uniq -c | awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }'
+	overrun=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' "$trace"/per_cpu/cpu*/stats)
+	[ "$overrun" = 0 ] || printf ' (trace overrun: %s events lost)' "$overrun"
+	echo > "$trace/trace"
+}
+
 # field NAME LINE: the value of NAME=... in a torture summary line.
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
 selected=("$@")
 table=()
-while IFS='|' read -r name geom fs mkfs unit; do
+while IFS='|' read -r name geom fs mkfs unit topts; do
 	[ -n "$name" ] || continue
 	if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$name"; then
 		continue
@@ -73,21 +97,26 @@ while IFS='|' read -r name geom fs mkfs unit; do
 	dev=$(new_tear_dev "$geom") || { t_fail "$name: cannot create a tearblk device ($geom)"; continue; }
 	args=(--dev "$dev" --fs "$fs" --unit "$unit" --seed "$seed" --name "$name")
 	[ -z "$mkfs" ] || args+=(--mkfs "$mkfs")
+	# shellcheck disable=SC2206
+	[ -z "$topts" ] || args+=($topts)
 	start=$(date +%s)
+	[ "$fs" != xfs ] || paths_start
 	out=$(torture "${args[@]}" --cuts "$cuts" 2>&1)
 	rc=$?
 	secs=$(( $(date +%s) - start ))
+	paths=-
+	[ "$fs" != xfs ] || paths=$(paths_stop)
 	sum=$(grep '^torture: ' <<<"$out" | tail -n 1)
 	if [ $rc = 77 ]; then
 		t_skip "$name" "${sum#*SKIP: }"
-		table+=("| $name | skipped: ${sum#*SKIP: } | | | | | |")
+		table+=("| $name | skipped: ${sum#*SKIP: } | | | | | | |")
 		continue
 	fi
 	torn=$(field torn "$sum") stale=$(field stale "$sum")
 	fsck=$(field fsck_failures "$sum") dtorn=$(field device_torn "$sum")
 	replay="tests/crash/crash.sh --cuts $cuts --seed $seed $name"
 	if [ $rc = 0 ] && [ -n "$torn" ]; then
-		t_ok "$name: $cuts cuts under RWF_ATOMIC: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s)"
+		t_ok "$name: $cuts cuts under RWF_ATOMIC: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; XFS paths: $paths)"
 	else
 		t_fail "$name: $cuts cuts under RWF_ATOMIC: torn ${torn:-?}, stale ${stale:-?}, fsck failures ${fsck:-?} (exit $rc); replay: $replay"
 		printf '%s\n' "$out" | grep -v '^torture: ' | tail -n 60 | t_diag
@@ -124,12 +153,12 @@ while IFS='|' read -r name geom fs mkfs unit; do
 	else
 		ctorn="$ctorn / $control_cuts"
 	fi
-	table+=("| $name | $cuts | ${torn:-?} | ${stale:-?} | ${fsck:-?} | $ctorn | ${secs}s |")
+	table+=("| $name | $cuts | ${torn:-?} | ${stale:-?} | ${fsck:-?} | $ctorn | $paths | ${secs}s |")
 done <<<"$CONFIGS"
 
 echo "# crash torture, seed $seed, kernel $(uname -r)"
-echo "# | configuration | cuts | torn units | stale units | fsck failures | control: cuts with tears | time |"
-echo "# |---|---|---|---|---|---|---|"
+echo "# | configuration | cuts | torn units | stale units | fsck failures | control: cuts with tears | XFS write paths | time |"
+echo "# |---|---|---|---|---|---|---|---|"
 printf '# %s\n' "${table[@]}"
 modprobe -r tearblk 2>/dev/null
 dmesg -n "$console_level"

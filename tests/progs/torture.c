@@ -6,7 +6,8 @@
  *
  *   torture --dev DEV [--fs raw|xfs|ext4] [--mkfs 'ARGS'] [--mount-opts O]
  *           --unit BYTES [--units N] [--cuts N] [--seed S] [--ops N]
- *           [--cut-mode ops|timer|mixed] [--control] [--name NAME]
+ *           [--cut-mode ops|timer|mixed] [--control] [--snapshots]
+ *           [--name NAME]
  *
  * DEV is a tearblk device. With --fs the device is formatted once and the
  * units live in one file written with O_DIRECT; each cut is followed by a
@@ -14,7 +15,9 @@
  * e2fsck -fn) and a mount to go on. Without it the units are the device.
  *
  * The workload writes random units with RWF_ATOMIC (none with --control),
- * some with RWF_DSYNC, and calls fdatasync now and then. A unit's "floor" is
+ * some with RWF_DSYNC, and calls fdatasync now and then; with --snapshots
+ * it also reflinks the file into a snapshot now and then, so that writes
+ * find shared extents. A unit's "floor" is
  * its newest generation whose write finished and was then made durable (by
  * RWF_DSYNC or a later fdatasync returning success, which cannot happen
  * after the cut). After the cut a unit may hold its floor or any newer
@@ -43,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -74,6 +79,7 @@ static struct {
 	unsigned int units, cuts, ops;
 	uint64_t seed;
 	int control;
+	int snapshots;
 	int verbose;
 } opt = {
 	.name = "torture", .mnt = "/mnt/torture", .cut_mode = CUT_MIXED,
@@ -82,13 +88,14 @@ static struct {
 
 static char tear_dir[256];
 static char path[512];
+static char snap_path[512];
 static struct unit_state *us;
 static uint64_t gen_counter;
 static void *buf;
 
 static struct {
 	unsigned int torn, stale, torn_cuts, stale_cuts, fsck_failures, errors;
-	unsigned long long writes, syncs, device_torn;
+	unsigned long long writes, syncs, snapshots, device_torn;
 } total;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -232,6 +239,24 @@ static void rewrite_units(int fd, int only_damaged,
 		us[u].floor = us[u].done;
 }
 
+/*
+ * Reflink the whole file into a snapshot, as a database backup would: every
+ * extent becomes shared, so the next atomic write of each unit must go out
+ * of place (on XFS the software path) while the snapshot keeps the old data.
+ */
+static int snapshot(int fd)
+{
+	int sfd = open(snap_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
+
+	if (sfd < 0)
+		return -1;
+	if (ioctl(sfd, FICLONE, fd))
+		err = -1;
+	close(sfd);
+	total.snapshots += !err;
+	return err;
+}
+
 struct timer_arg {
 	useconds_t delay;
 	uint64_t seed;
@@ -281,7 +306,10 @@ static unsigned int workload(int fd, uint64_t *rng, uint64_t cut_seed,
 		 * cuts find unflushed writes (on a block device RWF_DSYNC
 		 * flushes the whole cache).
 		 */
-		if (r % 16 == 0) {
+		if (opt.snapshots && r % 64 == 1) {
+			if (snapshot(fd))
+				break;
+		} else if (r % 16 == 0) {
 			uint64_t snap[opt.units];
 			unsigned int u;
 
@@ -439,7 +467,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: torture --dev DEV [--fs raw|xfs|ext4] [--mkfs 'ARGS'] [--mount-opts O]\n"
 		"               --unit BYTES [--units N] [--cuts N] [--seed S] [--ops N]\n"
-		"               [--cut-mode ops|timer|mixed] [--control] [--name NAME] [--verbose]\n");
+		"               [--cut-mode ops|timer|mixed] [--control] [--snapshots]\n"
+		"               [--name NAME] [--verbose]\n");
 	exit(2);
 }
 
@@ -457,6 +486,7 @@ static void parse_args(int argc, char **argv)
 		{ "ops", required_argument, NULL, 'p' },
 		{ "cut-mode", required_argument, NULL, 'm' },
 		{ "control", no_argument, NULL, 'C' },
+		{ "snapshots", no_argument, NULL, 'S' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -470,6 +500,7 @@ static void parse_args(int argc, char **argv)
 		case 'k': opt.mkfs_args = optarg; break;
 		case 'o': opt.mount_opts = optarg; break;
 		case 'C': opt.control = 1; break;
+		case 'S': opt.snapshots = 1; break;
 		case 'N': opt.name = optarg; break;
 		case 'v': opt.verbose = 1; break;
 		case 'f':
@@ -507,6 +538,8 @@ static void parse_args(int argc, char **argv)
 	}
 	if (!opt.dev || !opt.unit || !opt.units || !opt.ops || optind != argc)
 		usage();
+	if (opt.snapshots && opt.fs == FS_RAW)
+		die("--snapshots needs a filesystem with reflink");
 }
 
 int main(int argc, char **argv)
@@ -532,6 +565,7 @@ int main(int argc, char **argv)
 		if (do_mount())
 			die("cannot mount the new filesystem");
 		snprintf(path, sizeof(path), "%s/units", opt.mnt);
+		snprintf(snap_path, sizeof(snap_path), "%s/snapshot", opt.mnt);
 	}
 	fd = open_target();
 	close(fd);
@@ -546,10 +580,10 @@ int main(int argc, char **argv)
 	if (opt.fs != FS_RAW)
 		do_umount();
 
-	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu syncs=%llu device_torn=%llu\n",
+	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu syncs=%llu snapshots=%llu device_torn=%llu\n",
 	       opt.name, opt.cuts, total.torn, total.stale, total.torn_cuts,
 	       total.stale_cuts, total.fsck_failures, total.errors,
-	       total.writes, total.syncs, total.device_torn);
+	       total.writes, total.syncs, total.snapshots, total.device_torn);
 	if (opt.control)
 		return total.errors ? 1 : 0;
 	return total.torn || total.stale || total.fsck_failures || total.errors;

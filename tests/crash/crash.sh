@@ -30,15 +30,18 @@ done
 # 4 KiB (below the 16 KiB unit) on xfs-sw, exactly the unit on xfs-hybrid
 # (hardware when the mapping allows, software otherwise). With --snapshots
 # the workload reflinks the file now and then, so writes meet shared
-# extents and the hybrid switches paths under the cuts.
+# extents and the hybrid switches paths under the cuts. With --punch the
+# workload punches a block out of a unit before writing it, so that the
+# write meets a hole next to written blocks (XFS: the software path;
+# ext4 bigalloc: the zero-and-allocate slow path).
 CONFIGS='
 raw|lbs=512,awu_min=512,awu_max=64k|raw||16k
 xfs-hw|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=4096 -m reflink=0|4k
-xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots
-xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots
+xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k
+xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k
 xfs-16k|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=16384 -m reflink=0|16k
 ext4|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096|4k
-ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096 -O bigalloc -C 16384|16k
+ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k
 '
 
 require_cmd torture mkfs.xfs mkfs.ext4 xfs_repair e2fsck
@@ -114,9 +117,13 @@ while IFS='|' read -r name geom fs mkfs unit topts; do
 	fi
 	torn=$(field torn "$sum") stale=$(field stale "$sum")
 	fsck=$(field fsck_failures "$sum") dtorn=$(field device_torn "$sum")
+	punches=$(field punches "$sum") pseen=$(field punch_seen "$sum")
+	extra=
+	[ "${punches:-0}" = 0 ] || extra="; $punches punched holes, $pseen seen as the old version with the hole"
+	[ "$(field snapshots "$sum")" = 0 ] || extra="$extra; $(field snapshots "$sum") reflink snapshots"
 	replay="tests/crash/crash.sh --cuts $cuts --seed $seed $name"
 	if [ $rc = 0 ] && [ -n "$torn" ]; then
-		t_ok "$name: $cuts cuts under RWF_ATOMIC: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; XFS paths: $paths)"
+		t_ok "$name: $cuts cuts under RWF_ATOMIC: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; XFS paths: $paths$extra)"
 	else
 		t_fail "$name: $cuts cuts under RWF_ATOMIC: torn ${torn:-?}, stale ${stale:-?}, fsck failures ${fsck:-?} (exit $rc); replay: $replay"
 		printf '%s\n' "$out" | grep -v '^torture: ' | tail -n 60 | t_diag

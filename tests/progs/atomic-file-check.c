@@ -3,7 +3,8 @@
  * atomic-file-check - RWF_ATOMIC on files over every kind of mapping: a
  * hole, an unwritten (fallocated) extent, a written extent, at EOF and
  * beyond it, a range shared with another file (reflink), a mix of written,
- * unwritten and hole inside the unit, and dirty page cache over written or
+ * unwritten and hole inside the unit (and written next to a hole, written
+ * next to unwritten blocks), and dirty page cache over written or
  * unallocated (delalloc) blocks; with O_DSYNC/RWF_SYNC/RWF_DSYNC variants,
  * through pwritev2, io_uring and AIO. Each write is read back intact, its
  * neighbours (and the other owner of shared blocks) are left alone and
@@ -116,12 +117,14 @@ static int size_is(int fd, off_t want)
 
 enum layout {
 	HOLE, UNWRITTEN, WRITTEN, AT_EOF, BEYOND_EOF, SHARED, MIXED,
-	DIRTY_WRITTEN, DELALLOC, NR_LAYOUTS
+	WRITTEN_HOLE, WRITTEN_UNWRITTEN, DIRTY_WRITTEN, DELALLOC, NR_LAYOUTS
 };
 static const char *const layout_names[] = {
 	"onto a hole", "onto an unwritten extent", "onto a written extent",
 	"at EOF", "beyond EOF", "onto a shared (reflinked) extent",
 	"onto a mix of written, unwritten and hole",
+	"onto written blocks next to a hole",
+	"onto written blocks next to unwritten ones",
 	"onto written blocks under dirty page cache",
 	"onto delalloc blocks (dirty page cache over a hole)",
 };
@@ -165,11 +168,13 @@ static int donor_intact(size_t len)
 
 /*
  * Unit 1 mixes mappings: its first block written (with bytes that are no
- * generation), its second block unwritten, the rest a hole. Units 0 and 3
- * are written; unit 2 is a hole.
+ * generation), its second block unwritten, the rest a hole (MIXED); or its
+ * first half written and the rest a hole (WRITTEN_HOLE) or unwritten
+ * (WRITTEN_UNWRITTEN). Units 0 and 3 are written; unit 2 is a hole.
  */
-static int make_mixed(int fd, size_t len, size_t blksz)
+static int make_mixed(int fd, size_t len, size_t blksz, enum layout l)
 {
+	size_t written = l == MIXED || len < 2 * blksz ? blksz : len / 2;
 	void *junk;
 	int ok;
 
@@ -177,13 +182,16 @@ static int make_mixed(int fd, size_t len, size_t blksz)
 	     write_unit(UT_ENGINE_PWRITEV2, fd, len, 3, 1, 0);
 	if (!ok)
 		return 0;
-	junk = ut_alloc_io(blksz);
-	memset(junk, 0xa5, blksz);
-	if (pwrite(fd, junk, blksz, len) != (ssize_t)blksz)
-		ok = fail("pwrite of the mixed unit's first block: %s", strerror(errno));
+	junk = ut_alloc_io(written);
+	memset(junk, 0xa5, written);
+	if (pwrite(fd, junk, written, len) != (ssize_t)written)
+		ok = fail("pwrite of the mixed unit's first part: %s", strerror(errno));
 	free(junk);
-	if (ok && len >= 2 * blksz &&
+	if (ok && l == MIXED && len >= 2 * blksz &&
 	    fallocate(fd, FALLOC_FL_KEEP_SIZE, len + blksz, blksz))
+		ok = fail("fallocate in the mixed unit: %s", strerror(errno));
+	if (ok && l == WRITTEN_UNWRITTEN && written < len &&
+	    fallocate(fd, FALLOC_FL_KEEP_SIZE, len + written, len - written))
 		ok = fail("fallocate in the mixed unit: %s", strerror(errno));
 	return ok;
 }
@@ -261,7 +269,9 @@ static int one_case(enum layout l, enum ut_engine e, size_t len, size_t blksz,
 		ok = make_shared(fd, len);
 		break;
 	case MIXED:
-		ok = make_mixed(fd, len, blksz);
+	case WRITTEN_HOLE:
+	case WRITTEN_UNWRITTEN:
+		ok = make_mixed(fd, len, blksz, l);
 		break;
 	case DIRTY_WRITTEN:
 		ok = make_dirty(fd, len, 0);
@@ -280,7 +290,8 @@ static int one_case(enum layout l, enum ut_engine e, size_t len, size_t blksz,
 		if (i == target)
 			continue;
 		if (l == HOLE || l == UNWRITTEN || (l == BEYOND_EOF && i > 0) ||
-		    (l == MIXED && i == 2) || (l == DELALLOC && i > 1))
+		    ((l == MIXED || l == WRITTEN_HOLE || l == WRITTEN_UNWRITTEN) &&
+		     i == 2) || (l == DELALLOC && i > 1))
 			want = 0;
 		ok = unit_is(fd, len, i, want);
 	}

@@ -7,7 +7,7 @@
  *   torture --dev DEV [--fs raw|xfs|ext4] [--mkfs 'ARGS'] [--mount-opts O]
  *           --unit BYTES [--units N] [--cuts N] [--seed S] [--ops N]
  *           [--cut-mode ops|timer|mixed] [--control] [--snapshots]
- *           [--name NAME]
+ *           [--punch BLOCK] [--name NAME]
  *
  * DEV is a tearblk device. With --fs the device is formatted once and the
  * units live in one file written with O_DIRECT; each cut is followed by a
@@ -17,7 +17,10 @@
  * The workload writes random units with RWF_ATOMIC (none with --control),
  * some with RWF_DSYNC, and calls fdatasync now and then; with --snapshots
  * it also reflinks the file into a snapshot now and then, so that writes
- * find shared extents. A unit's "floor" is
+ * find shared extents; with --punch BLOCK, one write in 8 first punches a
+ * BLOCK-sized hole into its unit, so that it finds a hole next to written
+ * blocks (a punched unit may also read as its old version with exactly that
+ * block zeroed, until a later write of it is durable). A unit's "floor" is
  * its newest generation whose write finished and was then made durable (by
  * RWF_DSYNC or a later fdatasync returning success, which cannot happen
  * after the cut). After the cut a unit may hold its floor or any newer
@@ -69,6 +72,9 @@ struct unit_state {
 	uint64_t floor;		/* newest generation known durable */
 	uint64_t done;		/* newest generation whose write finished */
 	uint64_t issued;	/* newest generation handed to the kernel */
+	uint64_t punched;	/* a block was punched out when this was the
+				 * newest generation; 0 when no punch is
+				 * pending */
 };
 
 static struct {
@@ -80,6 +86,7 @@ static struct {
 	uint64_t seed;
 	int control;
 	int snapshots;
+	size_t punch;
 	int verbose;
 } opt = {
 	.name = "torture", .mnt = "/mnt/torture", .cut_mode = CUT_MIXED,
@@ -95,7 +102,8 @@ static void *buf;
 
 static struct {
 	unsigned int torn, stale, torn_cuts, stale_cuts, fsck_failures, errors;
-	unsigned long long writes, syncs, snapshots, device_torn;
+	unsigned long long writes, syncs, snapshots, punches, punch_seen;
+	unsigned long long device_torn;
 } total;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -211,6 +219,15 @@ static int open_target(void)
 	return fd;
 }
 
+/* The floor moved: a punch older than it can no longer show. */
+static void floor_raised(unsigned int u, uint64_t floor)
+{
+	if (floor > us[u].floor)
+		us[u].floor = floor;
+	if (us[u].punched && us[u].floor > us[u].punched)
+		us[u].punched = 0;
+}
+
 static ssize_t write_unit(int fd, unsigned int u, uint64_t gen, int flags)
 {
 	struct iovec iov = { buf, opt.unit };
@@ -255,6 +272,31 @@ static int snapshot(int fd)
 	close(sfd);
 	total.snapshots += !err;
 	return err;
+}
+
+/*
+ * Punch block K out of unit U. Until a later write of the unit is durable,
+ * the unit may legitimately read as its old generation with that block
+ * zeroed: check_units() accepts exactly that shape, and nothing else.
+ */
+static int punch_block(int fd, unsigned int u, unsigned int k)
+{
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)u * opt.unit + (off_t)k * opt.punch, opt.punch))
+		return -1;
+	if (!us[u].punched)
+		us[u].punched = us[u].issued;
+	total.punches++;
+	return 0;
+}
+
+/* The old generation of a punched unit with the punched block zeroed. */
+static int punch_shape(unsigned int u, const struct ut_unit_check *r)
+{
+	return us[u].punched && r->state == UT_UNIT_TORN && !r->stamps_bad &&
+	       r->stamps_zero == opt.punch / UT_STAMP_SIZE &&
+	       r->gen_min == r->gen_max && r->gen_min >= us[u].floor &&
+	       r->gen_min <= us[u].punched;
 }
 
 struct timer_arg {
@@ -318,21 +360,30 @@ static unsigned int workload(int fd, uint64_t *rng, uint64_t cut_seed,
 			if (fdatasync(fd))
 				break;
 			for (u = 0; u < opt.units; u++)
-				if (snap[u] > us[u].floor)
-					us[u].floor = snap[u];
+				floor_raised(u, snap[u]);
 			total.syncs++;
 		} else {
 			unsigned int u = (r >> 8) % opt.units;
 			int dsync = (r >> 40) % 8 == 0;
-			uint64_t gen = ++gen_counter;
+			uint64_t gen;
 
+			/*
+			 * With --punch, one write in 8 first punches a block
+			 * out of its unit, so that the atomic write finds a
+			 * hole next to written blocks.
+			 */
+			if (opt.punch && (r >> 20) % 8 == 3) {
+				if (punch_block(fd, u, (r >> 32) % (opt.unit / opt.punch)))
+					break;
+			}
+			gen = ++gen_counter;
 			us[u].issued = gen;
 			if (write_unit(fd, u, gen, dsync ? RWF_DSYNC : 0) !=
 			    (ssize_t)opt.unit)
 				break;
 			us[u].done = gen;
 			if (dsync)
-				us[u].floor = gen;
+				floor_raised(u, gen);
 			total.writes++;
 		}
 	}
@@ -360,7 +411,10 @@ static void check_units(int fd, unsigned int cut, uint64_t cut_seed,
 		    (ssize_t)opt.unit)
 			die("read of unit %u after the cut failed", u);
 		ut_pattern_check(buf, opt.unit, u, PATTERN_SEED, r);
-		if (r->state == UT_UNIT_TORN || r->state == UT_UNIT_CORRUPT) {
+		if (punch_shape(u, r)) {
+			total.punch_seen++;
+			r->state = UT_UNIT_CORRUPT;	/* rewrite it */
+		} else if (r->state == UT_UNIT_TORN || r->state == UT_UNIT_CORRUPT) {
 			torn++;
 			if (torn <= 3)
 				printf("#   cut %u: unit %u %s: %u stamps of generations %" PRIu64
@@ -381,6 +435,7 @@ static void check_units(int fd, unsigned int cut, uint64_t cut_seed,
 		} else {
 			us[u].floor = us[u].done = us[u].issued = r->gen;
 		}
+		us[u].punched = 0;
 	}
 	total.torn += torn;
 	total.stale += stale;
@@ -467,7 +522,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: torture --dev DEV [--fs raw|xfs|ext4] [--mkfs 'ARGS'] [--mount-opts O]\n"
 		"               --unit BYTES [--units N] [--cuts N] [--seed S] [--ops N]\n"
-		"               [--cut-mode ops|timer|mixed] [--control] [--snapshots]\n"
+		"               [--cut-mode ops|timer|mixed] [--control] [--snapshots] [--punch BLOCK]\n"
 		"               [--name NAME] [--verbose]\n");
 	exit(2);
 }
@@ -487,6 +542,7 @@ static void parse_args(int argc, char **argv)
 		{ "cut-mode", required_argument, NULL, 'm' },
 		{ "control", no_argument, NULL, 'C' },
 		{ "snapshots", no_argument, NULL, 'S' },
+		{ "punch", required_argument, NULL, 'P' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -501,6 +557,11 @@ static void parse_args(int argc, char **argv)
 		case 'o': opt.mount_opts = optarg; break;
 		case 'C': opt.control = 1; break;
 		case 'S': opt.snapshots = 1; break;
+		case 'P':
+			if (ut_parse_size(optarg, &v) || !ut_is_pow2(v) || v < 512)
+				die("--punch %s: a power of two of at least 512", optarg);
+			opt.punch = v;
+			break;
 		case 'N': opt.name = optarg; break;
 		case 'v': opt.verbose = 1; break;
 		case 'f':
@@ -540,6 +601,8 @@ static void parse_args(int argc, char **argv)
 		usage();
 	if (opt.snapshots && opt.fs == FS_RAW)
 		die("--snapshots needs a filesystem with reflink");
+	if (opt.punch && (opt.fs == FS_RAW || opt.punch >= opt.unit))
+		die("--punch needs a filesystem and a block smaller than the unit");
 }
 
 int main(int argc, char **argv)
@@ -580,10 +643,11 @@ int main(int argc, char **argv)
 	if (opt.fs != FS_RAW)
 		do_umount();
 
-	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu syncs=%llu snapshots=%llu device_torn=%llu\n",
+	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu syncs=%llu snapshots=%llu punches=%llu punch_seen=%llu device_torn=%llu\n",
 	       opt.name, opt.cuts, total.torn, total.stale, total.torn_cuts,
 	       total.stale_cuts, total.fsck_failures, total.errors,
-	       total.writes, total.syncs, total.snapshots, total.device_torn);
+	       total.writes, total.syncs, total.snapshots, total.punches,
+	       total.punch_seen, total.device_torn);
 	if (opt.control)
 		return total.errors ? 1 : 0;
 	return total.torn || total.stale || total.fsck_failures || total.errors;

@@ -70,4 +70,11 @@ for fs in xfs ext4; do
 	echo "(exit $?)"
 	umount /mnt/$fs
 done
+
+say "power loss that tears: tearblk (patch 14) cuts power under 16 KiB writes"
+echo "A RAM disk with a volatile cache: at the cut, an atomic write survives"
+echo "whole or not at all, any other write may keep only some of its sectors."
+echo "Ten cuts each: atomic writes on the raw disk and on XFS (software path),"
+echo "then the same workload with plain writes, which must tear:"
+run tests/crash/crash.sh --cuts 10 raw xfs-sw
 exit 0

@@ -64,7 +64,7 @@ unit: $(UNITS)
 test: build kernel image
 	tests/run.sh
 
-# Cuts per configuration; the control runs a tenth as many (at least 10).
+# Cuts per configuration; the control runs a tenth as many (at least 20).
 CRASH_CUTS ?= 100
 CRASH_SEED ?= 1
 crash: build kernel image

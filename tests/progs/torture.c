@@ -72,9 +72,9 @@ struct unit_state {
 	uint64_t floor;		/* newest generation known durable */
 	uint64_t done;		/* newest generation whose write finished */
 	uint64_t issued;	/* newest generation handed to the kernel */
-	uint64_t punched;	/* a block was punched out when this was the
-				 * newest generation; 0 when no punch is
-				 * pending */
+	uint64_t punched;	/* the newest generation when a block was
+				 * last punched out; 0: no punch pending */
+	unsigned int npunch;	/* punches pending */
 };
 
 static struct {
@@ -224,8 +224,10 @@ static void floor_raised(unsigned int u, uint64_t floor)
 {
 	if (floor > us[u].floor)
 		us[u].floor = floor;
-	if (us[u].punched && us[u].floor > us[u].punched)
+	if (us[u].punched && us[u].floor > us[u].punched) {
 		us[u].punched = 0;
+		us[u].npunch = 0;
+	}
 }
 
 static ssize_t write_unit(int fd, unsigned int u, uint64_t gen, int flags)
@@ -276,25 +278,30 @@ static int snapshot(int fd)
 
 /*
  * Punch block K out of unit U. Until a later write of the unit is durable,
- * the unit may legitimately read as its old generation with that block
- * zeroed: check_units() accepts exactly that shape, and nothing else.
+ * the unit may legitimately read as one of its generations up to the last
+ * punch with punched blocks zeroed: check_units() accepts exactly that
+ * shape (whole punched blocks of zeroes, no more of them than punches,
+ * the rest one generation), and nothing else.
  */
 static int punch_block(int fd, unsigned int u, unsigned int k)
 {
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      (off_t)u * opt.unit + (off_t)k * opt.punch, opt.punch))
 		return -1;
-	if (!us[u].punched)
-		us[u].punched = us[u].issued;
+	us[u].punched = us[u].issued;
+	us[u].npunch++;
 	total.punches++;
 	return 0;
 }
 
-/* The old generation of a punched unit with the punched block zeroed. */
+/* An older generation of a punched unit with punched blocks zeroed. */
 static int punch_shape(unsigned int u, const struct ut_unit_check *r)
 {
+	unsigned int per = opt.punch / UT_STAMP_SIZE;
+
 	return us[u].punched && r->state == UT_UNIT_TORN && !r->stamps_bad &&
-	       r->stamps_zero == opt.punch / UT_STAMP_SIZE &&
+	       r->stamps_zero % per == 0 &&
+	       r->stamps_zero <= us[u].npunch * per &&
 	       r->gen_min == r->gen_max && r->gen_min >= us[u].floor &&
 	       r->gen_min <= us[u].punched;
 }
@@ -418,10 +425,12 @@ static void check_units(int fd, unsigned int cut, uint64_t cut_seed,
 			torn++;
 			if (torn <= 3)
 				printf("#   cut %u: unit %u %s: %u stamps of generations %" PRIu64
-				       "..%" PRIu64 ", %u zero, %u bad (floor %" PRIu64 ")\n",
+				       "..%" PRIu64 ", %u zero, %u bad (floor %" PRIu64
+				       ", newest issued %" PRIu64 ", %u punches pending, last at %" PRIu64 ")\n",
 				       cut, u, ut_unit_state_name(r->state),
 				       r->stamps_valid, r->gen_min, r->gen_max,
-				       r->stamps_zero, r->stamps_bad, us[u].floor);
+				       r->stamps_zero, r->stamps_bad, us[u].floor,
+				       us[u].issued, us[u].npunch, us[u].punched);
 		} else if (r->state == UT_UNIT_ZERO || r->gen < us[u].floor ||
 			   r->gen > us[u].issued) {
 			stale++;
@@ -436,6 +445,7 @@ static void check_units(int fd, unsigned int cut, uint64_t cut_seed,
 			us[u].floor = us[u].done = us[u].issued = r->gen;
 		}
 		us[u].punched = 0;
+		us[u].npunch = 0;
 	}
 	total.torn += torn;
 	total.stale += stale;

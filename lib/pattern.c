@@ -3,6 +3,7 @@
 
 #include "crc32c.h"
 #include "pattern.h"
+#include "util.h"
 
 static const char stamp_magic[8] = "UNTORN01";
 
@@ -16,15 +17,6 @@ struct stamp_head {
 	uint32_t crc;
 	uint32_t pad;
 };
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint32_t stamp_crc(const unsigned char *s)
 {
@@ -52,7 +44,7 @@ void ut_pattern_fill(void *buf, size_t unit_len, uint64_t index, uint64_t gen,
 		memcpy(h.magic, stamp_magic, sizeof(h.magic));
 		memcpy(p, &h, sizeof(h));
 		for (size_t off = sizeof(h); off < UT_STAMP_SIZE; off += 8) {
-			uint64_t r = splitmix64(&x);
+			uint64_t r = ut_rand(&x);
 
 			memcpy(p + off, &r, 8);
 		}

@@ -74,12 +74,3 @@ int ut_tear_power_on(const char *dir)
 {
 	return ut_tear_write(dir, "power_on", 1);
 }
-
-uint64_t ut_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}

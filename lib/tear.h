@@ -20,7 +20,4 @@ int ut_tear_cut(const char *dir, uint64_t seed);
 /* Power on; every opener of the disk must be gone. 0 or -errno. */
 int ut_tear_power_on(const char *dir);
 
-/* The seed-driven generator the torture tools use (splitmix64). */
-uint64_t ut_rand(uint64_t *state);
-
 #endif

@@ -13,6 +13,8 @@ static inline int ut_is_pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
 }
+/* A seeded generator (splitmix64): the next value of *STATE's sequence. */
+uint64_t ut_rand(uint64_t *state);
 /* An aligned buffer for O_DIRECT, or NULL. */
 void *ut_alloc_io(size_t len);
 

@@ -48,7 +48,8 @@ static int read_u64(const char *dir, const char *name, uint64_t *val)
 
 /* /sys/dev/block/M:m may be a partition: its queue is the parent's. */
 static int find_queue(unsigned int major, unsigned int minor, char *dir,
-		      size_t len, char *disk, size_t disklen)
+		      size_t len, char *disk, size_t disklen, char *dev,
+		      size_t devlen)
 {
 	char link[64], real[PATH_MAX], probe[PATH_MAX + 16];
 	char *slash;
@@ -56,6 +57,8 @@ static int find_queue(unsigned int major, unsigned int minor, char *dir,
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major, minor);
 	if (!realpath(link, real))
 		return -errno;
+	slash = strrchr(real, '/');
+	snprintf(dev, devlen, "%s", slash ? slash + 1 : real);
 	snprintf(probe, sizeof(probe), "%s/partition", real);
 	if (!access(probe, F_OK)) {
 		slash = strrchr(real, '/');
@@ -98,7 +101,8 @@ int ut_devinfo(const char *path, struct ut_devinfo *info)
 					 fs_names[i].name);
 	}
 	if (find_queue(info->major, info->minor, qdir, sizeof(qdir),
-		       info->disk, sizeof(info->disk)))
+		       info->disk, sizeof(info->disk), info->fsdev,
+		       sizeof(info->fsdev)))
 		return 0;
 	info->have_queue = 1;
 	read_u64(qdir, "logical_block_size", &info->logical_block_size);

@@ -13,6 +13,7 @@ struct ut_devinfo {
 	int is_blockdev;
 	unsigned int major, minor;
 	char disk[64];			/* sysfs name of the whole disk */
+	char fsdev[64];			/* the filesystem's device (s_id) */
 	char fstype[32];		/* "xfs", "ext4", "bdev", ... */
 	uint64_t fs_blocksize;
 	int have_queue;			/* the queue limits below are valid */

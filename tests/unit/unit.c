@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host-side unit tests of the userspace library: no VM, TAP output. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "awstats.h"
 #include "crc32c.h"
 #include "io.h"
 #include "pattern.h"
@@ -118,11 +121,75 @@ static void test_engines(void)
 	CHECK(RWF_ATOMIC == 0x40, "RWF_ATOMIC is 0x40 as in mainline");
 }
 
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* A fake /sys/fs/xfs/DEV/atomic_write/ as the kernel lays it out. */
+static void test_awstats(void)
+{
+	char dir[] = "/tmp/untorn-unit-XXXXXX";
+	struct ut_awstats st;
+	uint64_t v = 0;
+	int i, order_ok = 1;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "awstats: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	put_file(dir, "sw_writes", "5\n");
+	put_file(dir, "hw_writes", "12\n");
+	put_file(dir, "hw_bytes", "49152\n");
+	put_file(dir, "fallback_size", "5\n");
+	put_file(dir, "refused_policy", "18446744073709551615\n");
+	put_file(dir, "hw_unit_max", "4096\n");
+	put_file(dir, "fallback_policy", "deny\n");
+	put_file(dir, "reset_counters", "");
+	put_file(dir, "garbage", "12x\n");
+	CHECK(!ut_awstats_read_dir(dir, &st), "awstats: reads a counter directory");
+	CHECK(!strcmp(st.policy, "deny"), "awstats: policy '%s' is deny", st.policy);
+	CHECK(st.n == 6, "awstats: 6 numeric entries (policy, reset and garbage left out): %d", st.n);
+	CHECK(!ut_awstats_get(&st, "refused_policy", &v) && v == UINT64_MAX,
+	      "awstats: a full 64-bit count survives");
+	CHECK(ut_awstats_get(&st, "garbage", &v) == -ENOENT, "awstats: a non-number is skipped");
+	for (i = 1; i < st.n; i++)
+		if (st.s[i - 1].kind > st.s[i].kind)
+			order_ok = 0;
+	CHECK(order_ok && st.s[0].kind == UT_AW_LIMIT &&
+	      st.s[st.n - 1].kind == UT_AW_REFUSED,
+	      "awstats: limits first, refusals last");
+	CHECK(!ut_awstats_get(&st, "hw_writes", &v) && v == 12, "awstats: hw_writes 12");
+	CHECK(ut_awstats_read_dir("/nonexistent/untorn", &st) == -ENOENT,
+	      "awstats: a missing directory is ENOENT");
+	{
+		const char *names[] = { "sw_writes", "hw_writes", "hw_bytes",
+			"fallback_size", "refused_policy", "hw_unit_max",
+			"fallback_policy", "reset_counters", "garbage" };
+		char path[PATH_MAX];
+
+		for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			unlink(path);
+		}
+		rmdir(dir);
+	}
+}
+
 int main(void)
 {
 	test_crc32c();
 	test_sizes();
 	test_pattern();
 	test_engines();
+	test_awstats();
 	return failures ? 1 : 0;
 }

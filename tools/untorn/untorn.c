@@ -5,6 +5,7 @@
  *   untorn info [--json] PATH
  *   untorn write [options] PATH
  *   untorn verify [options] PATH
+ *   untorn stats [--json] [--reset] PATH
  *
  * See untorn.1 or "untorn --help".
  */
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "awstats.h"
 #include "devinfo.h"
 #include "io.h"
 #include "pattern.h"
@@ -37,13 +39,15 @@ static const char usage_text[] =
 "                 [--buffered] PATH\n"
 "    untorn verify --unit SIZE [--count N] [--first I] [--gen G] [--offset OFF]\n"
 "                 [--seed S] [--json] PATH\n"
+"    untorn stats [--json] [--reset] PATH\n"
 "\n"
 "DESCRIPTION\n"
 "    info shows what torn-write protection PATH (a file or a block device)\n"
 "    offers: the statx(2) STATX_WRITE_ATOMIC fields, read through mainline's\n"
 "    struct statx layout (including stx_atomic_write_unit_max_opt when the\n"
 "    kernel fills it), the atomic-write queue limits of the underlying disk\n"
-"    from sysfs, and the filesystem type and block size.\n"
+"    from sysfs, the filesystem type and block size, and on XFS and ext4\n"
+"    with the untorn series the filesystem's atomic_write_fallback policy.\n"
 "\n"
 "    write writes COUNT patterned units of SIZE bytes, unit I at byte\n"
 "    OFF + I*SIZE, each with one pwritev2(RWF_ATOMIC) (or io_uring/AIO) on\n"
@@ -54,6 +58,17 @@ static const char usage_text[] =
 "    verify reads the same units back and classifies each as ok (one\n"
 "    complete generation), zero (never written), torn (stamps from several\n"
 "    generations, or partly zero) or corrupt (a stamp no write produced).\n"
+"\n"
+"    stats shows, for the filesystem that holds PATH (XFS or ext4 with the\n"
+"    untorn series), what /sys/fs/TYPE/DEV/atomic_write/ keeps: the\n"
+"    atomic write limits, the fallback policy (allow, warn or deny; set it\n"
+"    with the atomic_write_fallback= mount option or by writing to\n"
+"    fallback_policy there), the atomic writes and bytes by path (hw: one\n"
+"    atomic write to the device in place; sw: XFS's copy-on-write path),\n"
+"    the fallbacks from the hardware path by reason (XFS: no_hw, size,\n"
+"    alloc, fragmented, misaligned, shared; ext4: mixed, its slow path)\n"
+"    and the writes refused by reason (invalid: EINVAL, unsupported:\n"
+"    EOPNOTSUPP, policy: EMEDIUMTYPE under deny, fragmented: ext4 EINVAL).\n"
 "\n"
 "OPTIONS\n"
 "    --unit SIZE    unit size; k, m, g suffixes (powers of 1024)\n"
@@ -69,20 +84,24 @@ static const char usage_text[] =
 "    --no-atomic    plain writes without RWF_ATOMIC (a control case)\n"
 "    --buffered     no O_DIRECT (RWF_ATOMIC then fails with EOPNOTSUPP)\n"
 "    --json         machine-readable output\n"
+"    --reset        stats: zero the counters after showing them (root)\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on success; 1 when a write fails or verify finds a unit that is torn,\n"
-"    corrupt, or (with --gen) not of generation G; 2 on bad usage.\n"
+"    corrupt, or (with --gen) not of generation G, or when stats finds no\n"
+"    counters (another filesystem, or a kernel without them); 2 on bad\n"
+"    usage.\n"
 "\n"
 "EXAMPLES\n"
 "    untorn info /mnt/db/table.ibd\n"
 "    untorn write --unit 16k --count 64 --gen 2 /mnt/db/file\n"
-"    untorn verify --unit 16k --count 64 --gen 2 /mnt/db/file\n";
+"    untorn verify --unit 16k --count 64 --gen 2 /mnt/db/file\n"
+"    untorn stats --json /mnt/db\n";
 
 struct opts {
 	uint64_t unit, count, first, offset, gen, seed, loops;
 	enum ut_engine engine;
-	int dsync, no_atomic, buffered, json, gen_set;
+	int dsync, no_atomic, buffered, json, gen_set, reset;
 	const char *path;
 };
 
@@ -118,6 +137,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "no-atomic", no_argument, NULL, 'N' },
 		{ "buffered", no_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "reset", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -145,6 +165,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'N': o->no_atomic = 1; break;
 		case 'B': o->buffered = 1; break;
 		case 'j': o->json = 1; break;
+		case 'R': o->reset = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: usage_error("%s", "bad option");
 		}
@@ -166,7 +187,8 @@ static int cmd_info(const struct opts *o)
 {
 	struct ut_statx stx;
 	struct ut_devinfo dev;
-	char a[32], b[32], c[32];
+	struct ut_awstats aw;
+	char a[32], b[32], c[32], awdir[PATH_MAX];
 	int ret, atomic;
 
 	ret = ut_statx(AT_FDCWD, o->path, 0,
@@ -182,6 +204,9 @@ static int cmd_info(const struct opts *o)
 	}
 	atomic = (stx.stx_mask & UT_STATX_WRITE_ATOMIC) &&
 		 (stx.stx_attributes & UT_STATX_ATTR_WRITE_ATOMIC);
+	if (ut_awstats_dir(&dev, awdir, sizeof(awdir)) ||
+	    ut_awstats_read_dir(awdir, &aw))
+		aw.policy[0] = '\0';
 	if (o->json) {
 		printf("{\"path\":\"%s\",\"type\":\"%s\",\"fs_block_size\":%llu,"
 		       "\"atomic\":%s,\"statx\":{\"mask_write_atomic\":%s,"
@@ -195,6 +220,10 @@ static int cmd_info(const struct opts *o)
 		       stx.stx_atomic_write_unit_min, stx.stx_atomic_write_unit_max,
 		       stx.stx_atomic_write_unit_max_opt,
 		       stx.stx_atomic_write_segments_max);
+		if (aw.policy[0])
+			printf("\"fallback_policy\":\"%s\",", aw.policy);
+		else
+			printf("\"fallback_policy\":null,");
 		if (dev.have_queue)
 			printf("\"device\":{\"name\":\"%s\",\"logical_block_size\":%llu,"
 			       "\"atomic_write_max\":%llu,\"atomic_write_unit_min\":%llu,"
@@ -225,6 +254,9 @@ static int cmd_info(const struct opts *o)
 	else
 		printf("  statx unit max opt:   0 (unit max is the fast limit)\n");
 	printf("  statx segments max:   %u\n", stx.stx_atomic_write_segments_max);
+	if (aw.policy[0])
+		printf("  fallback policy:      %s (atomic_write_fallback=)\n",
+		       aw.policy);
 	if (dev.have_queue) {
 		printf("  device:               %s, logical block %s\n", dev.disk,
 		       ut_fmt_size(dev.logical_block_size, a, sizeof(a)));
@@ -233,6 +265,141 @@ static int cmd_info(const struct opts *o)
 		       ut_fmt_size(dev.aw_unit_max, b, sizeof(b)),
 		       ut_fmt_size(dev.aw_max, c, sizeof(c)),
 		       dev.aw_boundary ? "set" : "none");
+	}
+	return 0;
+}
+
+static void print_group(const struct ut_awstats *st, enum ut_awstat_kind kind,
+			const char *title, const char *strip)
+{
+	const char *sep = "";
+	char a[32];
+
+	printf("  %-12s", title);
+	for (int i = 0; i < st->n; i++) {
+		const struct ut_awstat *s = &st->s[i];
+		const char *name = s->name;
+
+		if (s->kind != kind)
+			continue;
+		if (strip && !strncmp(name, strip, strlen(strip)))
+			name += strlen(strip);
+		if (kind == UT_AW_LIMIT)
+			printf("%s%s %s", sep, name,
+			       ut_fmt_size(s->value, a, sizeof(a)));
+		else
+			printf("%s%s %llu", sep, name,
+			       (unsigned long long)s->value);
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none");
+}
+
+/* Writes and bytes side by side: "hw 12 (48 KiB), sw 5 (80 KiB)". */
+static void print_paths(const struct ut_awstats *st)
+{
+	const char *sep = "";
+	char path[48], bytes_name[64], a[32];
+	uint64_t bytes;
+
+	printf("  %-12s", "writes:");
+	for (int i = 0; i < st->n; i++) {
+		const struct ut_awstat *s = &st->s[i];
+
+		if (s->kind != UT_AW_WRITES)
+			continue;
+		snprintf(path, sizeof(path), "%.*s",
+			 (int)(strlen(s->name) - strlen("_writes")), s->name);
+		snprintf(bytes_name, sizeof(bytes_name), "%s_bytes", path);
+		printf("%s%s %llu", sep, path, (unsigned long long)s->value);
+		if (!ut_awstats_get(st, bytes_name, &bytes))
+			printf(" (%s)", ut_fmt_size(bytes, a, sizeof(a)));
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none");
+}
+
+static void print_json_group(const struct ut_awstats *st, int limits)
+{
+	const char *sep = "";
+
+	printf("{");
+	for (int i = 0; i < st->n; i++) {
+		if ((st->s[i].kind == UT_AW_LIMIT) != limits)
+			continue;
+		printf("%s\"%s\":%llu", sep, st->s[i].name,
+		       (unsigned long long)st->s[i].value);
+		sep = ",";
+	}
+	printf("}");
+}
+
+static int reset_counters(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/reset_counters", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, "1\n", 2) == 2;
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+static int cmd_stats(const struct opts *o)
+{
+	struct ut_devinfo dev;
+	struct ut_awstats st;
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = ut_devinfo(o->path, &dev);
+	if (ret) {
+		fprintf(stderr, "untorn: %s: %s\n", o->path, strerror(-ret));
+		return 1;
+	}
+	if (ut_awstats_dir(&dev, dir, sizeof(dir)) ||
+	    (ret = ut_awstats_read_dir(dir, &st))) {
+		fprintf(stderr,
+			"untorn: %s: no atomic write counters for this %s filesystem%s%s "
+			"(XFS and ext4 with the untorn series keep them in "
+			"/sys/fs/TYPE/DEV/atomic_write/)\n",
+			o->path, dev.fstype, dev.fsdev[0] ? " on " : "",
+			dev.fsdev);
+		return 1;
+	}
+	if (o->json) {
+		printf("{\"path\":\"%s\",\"type\":\"%s\",\"device\":\"%s\","
+		       "\"sysfs\":\"%s\",\"fallback_policy\":",
+		       o->path, dev.fstype, dev.fsdev, st.dir);
+		if (st.policy[0])
+			printf("\"%s\"", st.policy);
+		else
+			printf("null");
+		printf(",\"limits\":");
+		print_json_group(&st, 1);
+		printf(",\"counters\":");
+		print_json_group(&st, 0);
+		printf("}\n");
+	} else {
+		printf("%s: %s on %s (%s)\n", o->path, dev.fstype, dev.fsdev,
+		       st.dir);
+		printf("  %-12s%s\n", "policy:",
+		       st.policy[0] ? st.policy : "not offered");
+		print_group(&st, UT_AW_LIMIT, "limits:", NULL);
+		print_paths(&st);
+		print_group(&st, UT_AW_FALLBACK, "fallbacks:", "fallback_");
+		print_group(&st, UT_AW_REFUSED, "refused:", "refused_");
+	}
+	if (o->reset) {
+		ret = reset_counters(st.dir);
+		if (ret) {
+			fprintf(stderr, "untorn: resetting %s: %s\n", st.dir,
+				strerror(-ret));
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -379,6 +546,8 @@ int main(int argc, char **argv)
 		return cmd_write(&o);
 	if (!strcmp(cmd, "verify"))
 		return cmd_verify(&o);
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(&o);
 	usage_error("unknown command '%s'", cmd);
 	return 2;
 }

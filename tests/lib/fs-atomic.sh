@@ -137,3 +137,57 @@ fs_avail() { sync; df -B1 --output=avail "$SCRATCH_MNT" | tail -1; }
 xfs_extent_count() {
 	xfs_io -c "bmap ${2:-}" "$1" | grep -c '^[[:space:]]*[0-9]*: \[.*\]: [0-9]'
 }
+
+# The untorn atomic write counters of the scratch filesystem:
+# /sys/fs/TYPE/DEV/atomic_write (patches "count atomic writes").
+aw_dir() {
+	local dev
+	dev=$(basename "$(readlink -f "$SCRATCH_DEV")")
+	echo "/sys/fs/$SCRATCH_FS/$dev/atomic_write"
+}
+# aw_snap: "name value" for every counter, sorted (limits and knobs left out).
+aw_snap() {
+	local f
+	for f in "$(aw_dir)"/*_writes "$(aw_dir)"/*_bytes "$(aw_dir)"/fallback_* \
+		 "$(aw_dir)"/refused_*; do
+		[ "${f##*/}" = fallback_policy ] && continue
+		[ -r "$f" ] && echo "${f##*/} $(cat "$f")"
+	done | LC_ALL=C sort
+}
+# aw_delta BEFORE AFTER: "name+N ..." for the counters that changed, sorted.
+aw_delta() {
+	LC_ALL=C join <(echo "$1") <(echo "$2") |
+		awk '$3 != $2 { printf "%s+%d\n", $1, $3 - $2 }' | LC_ALL=C sort | xargs
+}
+# aw_expect LABEL "NAME+N ..." CMD...: CMD succeeds and changes the counters
+# by exactly that, nothing else.
+aw_expect() {
+	local label=$1 want before after got out rc
+	want=$(tr ' ' '\n' <<<"$2" | LC_ALL=C sort | xargs)
+	shift 2
+	before=$(aw_snap)
+	out=$("$@" 2>&1)
+	rc=$?
+	after=$(aw_snap)
+	got=$(aw_delta "$before" "$after")
+	if [ $rc = 0 ] && [ "$got" = "$want" ]; then
+		t_ok "$label: counted exactly $want"
+	else
+		t_fail "$label: exit $rc, counters changed by '$got', expected '$want'"
+		t_diag <<<"$out"
+	fi
+}
+# fails_with TEXT CMD...: CMD fails and says TEXT (xfs_io prints strerror).
+fails_with() {
+	local text=$1 out
+	shift
+	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
+	grep -q "$text" <<<"$out" || { echo "failed otherwise: $out"; return 1; }
+}
+# aw_write FILE OFF LEN [FLAGS]: one RWF_ATOMIC write, direct unless FLAGS
+# (xfs_io open flags) says otherwise ("" for buffered).
+aw_write() {
+	xfs_io -f ${4--d} -c "pwrite -q -A -V1 -b $3 $2 $3" "$1"
+}
+# The data of FILE, read around the page cache.
+file_sum() { dd if="$1" iflag=direct bs=64k status=none | md5sum | cut -d' ' -f1; }

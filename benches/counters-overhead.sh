@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Host side: what the always-on atomic write counters cost on the hardware
+# path. Builds, next to the test kernels, a kernel of the series without
+# its counter and policy patches (everything before "xfs: count atomic
+# writes by path"), both without debug options, and runs benches/hw-path
+# on each in turn, ROUNDS times (A B A B ...), so that drift of the host
+# hits both alike. Prints a markdown table of median IOPS and the ratio
+# with/without per cell. Only the ratios mean anything (QEMU TCG).
+#
+#   benches/counters-overhead.sh [ROUNDS]      (default 3; BENCH_SECONDS=10)
+set -euo pipefail
+export UNTORN_DEBUG=0
+. "$(dirname "$0")/../kernel/common.sh"
+rounds=${1:-3}
+
+"$UNTORN_TOP/kernel/build.sh"
+with_build=$KBUILD with_mods=$KMODS
+
+# The baseline: same config, the series up to the patch before the counters.
+base=$(git -C "$KSRC" log --format=%H --grep='^xfs: count atomic writes' -1)
+[ -n "$base" ] || die "no counter patch in $KSRC"
+base=$(git -C "$KSRC" rev-parse "$base^")
+top=$UNTORN_CACHE/nocounters
+wt=$top/$(basename "$KSRC")
+bdir=$top/$(basename "$KBUILD")
+mods=$top/$(basename "$KMODS")
+if [ "$(cat "$bdir/.untorn-base" 2>/dev/null)" != "$base" ]; then
+	note "building the kernel without counters ($(git -C "$KSRC" log -1 --format=%s "$base"))"
+	git -C "$KSRC" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+	git -C "$KSRC" worktree prune
+	mkdir -p "$top" "$bdir"
+	git -C "$KSRC" worktree add -q --detach "$wt" "$base"
+	cp "$with_build/.config" "$bdir/.config"
+	export CCACHE_DIR=$UNTORN_CACHE/ccache CCACHE_BASEDIR=$wt
+	export KBUILD_BUILD_TIMESTAMP=untorn KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
+	make -s -C "$wt" O="$bdir" CC="ccache gcc" -j"$(nproc)" olddefconfig bzImage modules
+	rm -rf "$mods"
+	make -s -C "$wt" O="$bdir" INSTALL_MOD_PATH="$mods" INSTALL_MOD_STRIP=1 modules_install
+	echo "$base" >"$bdir/.untorn-base"
+fi
+
+out=$UNTORN_CACHE/bench/counters-overhead-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+for r in $(seq "$rounds"); do
+	for k in with without; do
+		if [ $k = with ]; then b=$with_build m=$with_mods; else b=$bdir m=$mods; fi
+		note "round $r/$rounds: kernel $k counters"
+		KBUILD=$b KMODS=$m KIMAGE=$b/arch/x86/boot/bzImage \
+			"$UNTORN_TOP/vm/run.sh" benches/hw-path 2>/dev/null |
+			awk 'NF == 2 && $2 ~ /^[0-9]+$/' | sed "s/^/$k $r /" >>"$out/raw.txt"
+	done
+done
+
+echo "Counter overhead on the hardware path: median IOPS over $rounds rounds" \
+	"of ${BENCH_SECONDS:-10} s per cell, fio pvsync2 QD1, QEMU TCG," \
+	"$(nproc) host cores. Raw: $out/raw.txt"
+echo
+echo "| cell | with counters | without | with/without | per-round ratios |"
+echo "|---|---|---|---|---|"
+awk '
+	{ v[$1, $3, $2] = $4; cells[$3] = 1; if ($2 > R) R = $2 }
+	function median(k, c,   a, i, n, t, j) {
+		n = 0
+		for (i = 1; i <= R; i++) if ((k, c, i) in v) a[++n] = v[k, c, i]
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0
+	}
+	END {
+		for (c in cells) {
+			w = median("with", c); o = median("without", c); rs = ""
+			for (i = 1; i <= R; i++)
+				if (v["without", c, i] > 0)
+					rs = rs sprintf("%s%.3f", rs == "" ? "" : " ", v["with", c, i] / v["without", c, i])
+			printf "| %s | %d | %d | %.3f | %s |\n", c, w, o, o ? w / o : 0, rs
+		}
+	}' "$out/raw.txt" | sort

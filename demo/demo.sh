@@ -54,6 +54,14 @@ for fs in xfs ext4; do
 		echo "which path each write took (tracepoint xfs_atomic_write_path):"
 		grep -o 'pos .*' /sys/kernel/tracing/trace
 		echo 0 >/sys/kernel/tracing/events/xfs/xfs_atomic_write_path/enable
+		echo "production needs no tracepoint: the counters, and a policy that"
+		echo "refuses the software path instead (EMEDIUMTYPE, nothing written):"
+		run untorn stats /mnt/$fs
+		echo deny >/sys/fs/xfs/${UNTORN_DEV_NVME1##*/}/atomic_write/fallback_policy
+		run xfs_io -d -c "pwrite -q -A -D -V1 -b 16k 32k 16k" /mnt/$fs/table
+		run xfs_io -d -c "pwrite -q -A -D -V1 -b 4k 32k 4k" /mnt/$fs/table
+		grep -o "atomic_write_fallback=deny" /proc/mounts
+		echo allow >/sys/fs/xfs/${UNTORN_DEV_NVME1##*/}/atomic_write/fallback_policy
 	fi
 	run untorn write --unit $unit --count $count --gen 2 --engine io_uring --dsync /mnt/$fs/table
 	say "$fs: power cut (filesystem shutdown) while atomic writes stream in"

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwbench - a database page write made durable and untorn, two ways.
+ *
+ *   dwbench --mode MODE --bs SIZE [--seconds S] [--span BYTES] [--seed N]
+ *           FILE
+ *
+ * MODE:
+ *   doublewrite   what InnoDB does without atomic writes: write the page
+ *                 to a doublewrite area, fdatasync, write it in place,
+ *                 fdatasync (a crash tearing the in-place write is repaired
+ *                 from the doublewrite copy)
+ *   atomic-dsync  one pwritev2(RWF_ATOMIC | RWF_DSYNC) in place
+ *   plain-dsync   one pwritev2(RWF_DSYNC) in place (tearable; reference)
+ *
+ * Pages go to random SIZE-aligned offsets in the first BYTES (default
+ * 64 MiB) of FILE, which must exist and be that large; the doublewrite area
+ * is the 1 MiB after them, used as a ring. O_DIRECT throughout, queue
+ * depth 1, for S seconds (default 5). Prints one CSV line:
+ *   mode,bs,writes,writes_per_s,p50_us,p99_us,cpu_us_per_write
+ * where a write is one page made durable, and the CPU time is the whole
+ * guest's non-idle time from /proc/stat (kworkers and interrupts count),
+ * divided by the pages written.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "util.h"
+
+#define DW_AREA (1u << 20)
+
+enum mode { DOUBLEWRITE, ATOMIC_DSYNC, PLAIN_DSYNC };
+
+static const char *const mode_names[] = {
+	[DOUBLEWRITE] = "doublewrite",
+	[ATOMIC_DSYNC] = "atomic-dsync",
+	[PLAIN_DSYNC] = "plain-dsync",
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Non-idle guest CPU time so far, in microseconds. */
+static double busy_us(void)
+{
+	unsigned long long v[10] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 8)
+		return 0;
+	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1e6 / hz;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: dwbench --mode doublewrite|atomic-dsync|plain-dsync "
+		"--bs SIZE [--seconds S] [--span BYTES] [--seed N] FILE\n");
+	exit(2);
+}
+
+static int write_page(int fd, void *buf, size_t bs, off_t off, int flags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = bs };
+	ssize_t ret = pwritev2(fd, &iov, 1, off, flags);
+
+	if (ret == (ssize_t)bs)
+		return 0;
+	return ret < 0 ? -errno : -EIO;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "bs", required_argument, NULL, 'b' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "span", required_argument, NULL, 'S' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ 0 }
+	};
+	uint64_t bs = 0, span = 64ull << 20, secs = 5, seed = 1, v;
+	size_t cap = 1 << 16, n = 0;
+	int mode = -1, c, fd, err = 0;
+	double t0, t1, c0, c1, *lat;
+	off_t dw_off = 0;
+	void *buf;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			for (int i = 0; i < 3; i++)
+				if (!strcmp(optarg, mode_names[i]))
+					mode = i;
+			if (mode < 0)
+				usage();
+			break;
+		case 'b':
+		case 's':
+		case 'S':
+		case 'r':
+			if (ut_parse_size(optarg, &v))
+				usage();
+			if (c == 'b')
+				bs = v;
+			else if (c == 's')
+				secs = v;
+			else if (c == 'S')
+				span = v;
+			else
+				seed = v;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1 || mode < 0 || !ut_is_pow2(bs) || bs < 512 ||
+	    span < bs || span % bs || !secs)
+		usage();
+
+	fd = open(argv[optind], O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "dwbench: %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	buf = ut_alloc_io(bs);
+	lat = malloc(cap * sizeof(*lat));
+	if (!buf || !lat) {
+		fprintf(stderr, "dwbench: out of memory\n");
+		return 1;
+	}
+	memset(buf, 0x5a, bs);
+
+	c0 = busy_us();
+	t0 = now_us();
+	t1 = t0;
+	while (t1 - t0 < secs * 1e6) {
+		off_t off = (off_t)(ut_rand(&seed) % (span / bs)) * bs;
+		double s = t1;
+
+		((uint64_t *)buf)[0] = n;
+		switch (mode) {
+		case DOUBLEWRITE:
+			err = write_page(fd, buf, bs, span + dw_off, 0);
+			if (!err && fdatasync(fd))
+				err = -errno;
+			if (!err)
+				err = write_page(fd, buf, bs, off, 0);
+			if (!err && fdatasync(fd))
+				err = -errno;
+			dw_off = (dw_off + bs) % DW_AREA;
+			break;
+		case ATOMIC_DSYNC:
+			err = write_page(fd, buf, bs, off, RWF_ATOMIC | RWF_DSYNC);
+			break;
+		case PLAIN_DSYNC:
+			err = write_page(fd, buf, bs, off, RWF_DSYNC);
+			break;
+		}
+		if (err) {
+			fprintf(stderr, "dwbench: %s %llu bytes at %lld: %s\n",
+				mode_names[mode], (unsigned long long)bs,
+				(long long)off, strerror(-err));
+			return 1;
+		}
+		t1 = now_us();
+		if (n == cap) {
+			double *more = realloc(lat, 2 * cap * sizeof(*lat));
+
+			if (!more) {
+				fprintf(stderr, "dwbench: out of memory\n");
+				return 1;
+			}
+			lat = more;
+			cap *= 2;
+		}
+		lat[n++] = t1 - s;
+	}
+	c1 = busy_us();
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("%s,%llu,%zu,%.1f,%.1f,%.1f,%.1f\n", mode_names[mode],
+	       (unsigned long long)bs, n, n / ((t1 - t0) / 1e6),
+	       lat[n / 2], lat[(n * 99) / 100], (c1 - c0) / n);
+	return 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# make bench: build the kernel without debug options, boot it, run
+# benches/matrix in the guest, and write the report with benches/report.sh
+# into $UNTORN_CACHE/bench/<date>/ (report.md, CSV, PNG plots); the last
+# report is also linked as $UNTORN_CACHE/bench/latest.
+#   BENCH_SECONDS (per cell, default 3), BENCH_SIZES, BENCH_PAGES,
+#   BENCH_HW_MAX: passed to the guest (see benches/matrix).
+set -euo pipefail
+export UNTORN_DEBUG=0
+. "$(dirname "$0")/../kernel/common.sh"
+
+"$UNTORN_TOP/kernel/build.sh"
+out=$UNTORN_CACHE/bench/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+envs=()
+for v in BENCH_SECONDS BENCH_SIZES BENCH_PAGES BENCH_HW_MAX; do
+	[ -n "${!v:-}" ] && envs+=("$v='${!v}'")
+done
+note "benchmark matrix in the guest (about 12 minutes at the defaults)"
+log=$out/vm.log
+"$UNTORN_TOP/vm/run.sh" "${envs[*]} BENCH_OUT=/run/untorn/bench benches/matrix" 2>&1 | tee "$log"
+rundir=$(sed -n 's/^untorn-vm: kernel .*, console log \(.*\)\/console.log$/\1/p' "$log" | head -1)
+[ -n "$rundir" ] && [ -f "$rundir/share/bench/matrix.csv" ] ||
+	die "the guest left no results (see $log)"
+cp "$rundir"/share/bench/*.csv "$out/"
+cp "$rundir/console.log" "$out/console.log"
+"$UNTORN_TOP/benches/report.sh" "$out"
+ln -sfn "$out" "$UNTORN_CACHE/bench/latest"
+note "report: $out/report.md"

@@ -4,6 +4,7 @@
 #   make test      run the whole test suite (host unit tests + VM suite)
 #   make vm CMD=.. run a command line in the guest (no CMD: a shell)
 #   make crash     power-cut torture per configuration (CRASH_CUTS=N cuts)
+#   make bench     the benchmark report (markdown, CSV, PNG) under $UNTORN_CACHE/bench
 
 include versions.env
 
@@ -21,7 +22,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 
 .PHONY: all build deps kernel image vm test unit demo clean \
-	export-patches bisect-check checkpatch crash
+	export-patches bisect-check checkpatch crash bench
 all: build
 build: $(BINS) $(UNITS)
 
@@ -73,6 +74,9 @@ CRASH_CUTS ?= 100
 CRASH_SEED ?= 1
 crash: build kernel image
 	tests/crash/run.sh --cuts $(CRASH_CUTS) --seed $(CRASH_SEED) $(CRASH_CONFIGS)
+
+bench: build image
+	benches/run.sh
 
 demo: deps
 	$(MAKE) build kernel image

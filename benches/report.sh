@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Turn the CSV that benches/matrix wrote into DIR/report.md and PNG plots
+# (gnuplot). Every figure that matters is a ratio of two cells measured in
+# the same guest boot, side by side.
+#   benches/report.sh DIR
+set -euo pipefail
+dir=${1:?usage: benches/report.sh DIR}
+m=$dir/matrix.csv d=$dir/doublewrite.csv r=$dir/report.md
+[ -f "$m" ] && [ -f "$d" ] || { echo "error: no matrix.csv/doublewrite.csv in $dir" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "error: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+
+kib() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%d MiB", b / 1048576; else printf "%d KiB", b / 1024 }'; }
+
+# ratio table DEVICE QD: size, plain, atomic, ratio, path; the same with dsync;
+# latency and CPU. Prints markdown; also DIR/ratio-DEVICE-qdQD.dat for plots.
+ratio_table() {
+	local dev=$1 qd=$2
+	awk -F, -v dev="$dev" -v qd="$qd" -v dat="$dir/ratio-$dev-qd$qd.dat" '
+	NR > 1 && $1 == dev && $4 == qd {
+		k = $2 "," $3 "," $5
+		iops[k] = $7; p50[k] = $9; p99[k] = $10; cpu[k] = $11; path[k] = $6
+		if (!($5 in seen)) { seen[$5] = 1; sizes[++n] = $5 }
+	}
+	function r(a, b) { return b > 0 ? a / b : 0 }
+	function sz(b) { return b >= 1048576 ? sprintf("%d MiB", b / 1048576) : sprintf("%d KiB", b / 1024) }
+	END {
+		print "| size | plain IOPS | atomic IOPS | atomic/plain | path | plain+dsync | atomic+dsync | ratio | p50 µs plain/atomic | p99 µs plain/atomic | CPU µs/write plain/atomic |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|"
+		print "# size ratio ratio_dsync" > dat
+		for (i = 1; i <= n; i++) {
+			s = sizes[i]; P = "plain,0," s; A = "atomic,0," s; PD = "plain,1," s; AD = "atomic,1," s
+			printf "| %s | %d | %d | **%.2f** | %s | %d | %d | **%.2f** | %d / %d | %d / %d | %.0f / %.0f |\n",
+				sz(s), iops[P], iops[A], r(iops[A], iops[P]), path[A] (path[AD] != path[A] ? "/" path[AD] : ""),
+				iops[PD], iops[AD], r(iops[AD], iops[PD]),
+				p50[P], p50[A], p99[P], p99[A], cpu[P], cpu[A]
+			printf "%d %.3f %.3f\n", s / 1024, r(iops[A], iops[P]), r(iops[AD], iops[PD]) > dat
+		}
+	}' "$m"
+}
+
+# The hardware target: atomic/plain >= 0.97 wherever the path was hw.
+hw_check() {
+	awk -F, '
+	NR > 1 && $1 == "hw" { k = $3 "," $4 "," $5; v[$2, k] = $7; p[$2, k] = $6; keys[k] = 1 }
+	END {
+		worst = 9; n = 0
+		for (k in keys) {
+			if (p["atomic", k] != "hw" || v["plain", k] <= 0) continue
+			x = v["atomic", k] / v["plain", k]; n++
+			if (x < worst) { worst = x; wk = k }
+		}
+		split(wk, w, ",")
+		printf "%d cells took the hardware path; the lowest atomic/plain ratio is %.3f (dsync %s, QD %s, %d bytes): %s the 0.97 target.\n",
+			n, worst, w[1], w[2], w[3], (worst >= 0.97 ? "meets" : "MISSES")
+	}' "$m"
+}
+
+dw_table() {
+	awk -F, -v dat="$dir/doublewrite.dat" '
+	NR > 1 { k = $1 "," $2 "," $3; wps[k] = $6; p50[k] = $7; p99[k] = $8; cpu[k] = $9; path[k] = $4
+		 if (!($3 in seen)) { seen[$3] = 1; sizes[++n] = $3 } }
+	function r(a, b) { return b > 0 ? a / b : 0 }
+	function sz(b) { return b >= 1048576 ? sprintf("%d MiB", b / 1048576) : sprintf("%d KiB", b / 1024) }
+	END {
+		print "| page | doublewrite pages/s | RWF_ATOMIC+DSYNC, hw device (path) | ratio | same, software path | ratio | plain DSYNC (tearable) | p99 µs doublewrite / hw atomic / sw atomic | CPU µs/page doublewrite / hw atomic / sw atomic |"
+		print "|---|---|---|---|---|---|---|---|---|"
+		print "# page hw_ratio sw_ratio" > dat
+		for (i = 1; i <= n; i++) {
+			s = sizes[i]; D = "hw,doublewrite," s; H = "hw,atomic-dsync," s; S = "sw,atomic-dsync," s; L = "hw,plain-dsync," s
+			printf "| %s | %.0f | %.0f (%s) | **%.2f** | %.0f (%s) | **%.2f** | %.0f | %d / %d / %d | %.0f / %.0f / %.0f |\n",
+				sz(s), wps[D], wps[H], path[H], r(wps[H], wps[D]), wps[S], path[S], r(wps[S], wps["sw,doublewrite," s]),
+				wps[L], p99[D], p99[H], p99[S], cpu[D], cpu[H], cpu[S]
+			printf "%d %.3f %.3f\n", s / 1024, r(wps[H], wps[D]), r(wps[S], wps["sw,doublewrite," s]) > dat
+		}
+	}' "$d"
+}
+
+plot() { # NAME TITLE YLABEL series...
+	local name=$1 title=$2 ylabel=$3
+	shift 3
+	gnuplot 2>"$dir/$name.gnuplot.log" <<-GP || echo "warning: plot $name failed (see $dir/$name.gnuplot.log)" >&2
+		set terminal pngcairo size 900,500 noenhanced
+		set output "$dir/$name.png"
+		set title "$title"
+		set logscale x 2
+		set xlabel "write size (KiB)"
+		set ylabel "$ylabel"
+		set grid
+		set key outside right
+		plot $*
+	GP
+}
+
+{
+	echo "# untorn benchmark report"
+	echo
+	echo "Run $(basename "$dir") on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+		"$(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo) RAM;" \
+		"$(qemu-system-x86_64 --version | head -1), **TCG software emulation (no KVM)**," \
+		"guest kernel $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$dir/console.log" 2>/dev/null | head -1) without debug options," \
+		"1 vCPU. Devices: scsi_debug with delay=0 (RAM)."
+	echo
+	echo "**Only the ratios carry meaning.** Under TCG every instruction is emulated,"
+	echo "so absolute IOPS and latencies say nothing about real hardware; each ratio"
+	echo "compares two cells measured back to back in the same boot, on the same file."
+	echo "Raw results: \`matrix.csv\`, \`doublewrite.csv\` next to this report."
+	echo "Columns: IOPS and MiB/s from fio; p50/p99 completion latency; CPU µs/write ="
+	echo "all non-idle guest CPU time over the cell divided by the writes (kworkers and"
+	echo "log I/O included). \"path\" is what the filesystem's atomic write counters say"
+	echo "the atomic writes of the cell took (hw, sw, or mixed)."
+	echo
+	echo "## Hardware atomic writes against plain O_DIRECT (XFS, device unit 4 KiB .. max)"
+	echo
+	hw_check
+	for qd in 1 32; do
+		echo
+		echo "Queue depth $qd ($([ $qd = 1 ] && echo "fio pvsync2" || echo "fio io_uring")):"
+		echo
+		ratio_table hw $qd
+	done
+	echo
+	echo "## The software path against plain O_DIRECT (XFS on a device without atomic writes)"
+	echo
+	echo "Every RWF_ATOMIC write stages its data in new blocks and remaps them in one"
+	echo "transaction. Writes to one file on this path are serialised (the remap holds"
+	echo "the inode's IOLOCK), so queue depth 32 on one file behaves like depth 1."
+	for qd in 1 32; do
+		echo
+		echo "Queue depth $qd:"
+		echo
+		ratio_table sw $qd
+	done
+	echo
+	echo "## A durable page: doublewrite against one RWF_ATOMIC|RWF_DSYNC write"
+	echo
+	echo "dwbench, queue depth 1: doublewrite = write to a doublewrite area, fdatasync,"
+	echo "write in place, fdatasync; against one pwritev2(RWF_ATOMIC|RWF_DSYNC). Target:"
+	echo "the atomic write at least 1.8 times the pages per second."
+	echo
+	dw_table
+	echo
+	echo "## Plots"
+	echo
+	echo "![atomic/plain, queue depth 1](ratio-qd1.png)"
+	echo "![atomic/plain, queue depth 32](ratio-qd32.png)"
+	echo "![doublewrite](doublewrite.png)"
+} >"$r"
+
+for qd in 1 32; do
+	plot ratio-qd$qd "RWF_ATOMIC / plain O_DIRECT IOPS, queue depth $qd (QEMU TCG)" "ratio" \
+		"'$dir/ratio-hw-qd$qd.dat' using 1:2 with linespoints title 'hardware', \
+		 '$dir/ratio-hw-qd$qd.dat' using 1:3 with linespoints title 'hardware, O_DSYNC', \
+		 '$dir/ratio-sw-qd$qd.dat' using 1:2 with linespoints title 'software', \
+		 '$dir/ratio-sw-qd$qd.dat' using 1:3 with linespoints title 'software, O_DSYNC', \
+		 0.97 with lines dashtype 2 title '0.97 target'"
+done
+plot doublewrite "RWF_ATOMIC|RWF_DSYNC pages/s over doublewrite (QEMU TCG)" "ratio" \
+	"'$dir/doublewrite.dat' using 1:2 with linespoints title 'hardware device', \
+	 '$dir/doublewrite.dat' using 1:3 with linespoints title 'software path', \
+	 1.8 with lines dashtype 2 title '1.8 target'"
+echo "report: $r"

@@ -2,25 +2,26 @@
 /*
  * dwbench - a database page write made durable and untorn, two ways.
  *
- *   dwbench --mode MODE --bs SIZE [--seconds S] [--span BYTES] [--seed N]
- *           FILE
+ *   dwbench --mode MODE --bs SIZE [--batch B] [--seconds S] [--span BYTES]
+ *           [--seed N] FILE
  *
- * MODE:
- *   doublewrite   what InnoDB does without atomic writes: write the page
- *                 to a doublewrite area, fdatasync, write it in place,
- *                 fdatasync (a crash tearing the in-place write is repaired
+ * A batch of B pages (default 1) is made durable at a time:
+ *   doublewrite   what InnoDB does without atomic writes: write the B pages
+ *                 to a doublewrite area, fdatasync, write them in place,
+ *                 fdatasync (a crash tearing an in-place write is repaired
  *                 from the doublewrite copy)
- *   atomic-dsync  one pwritev2(RWF_ATOMIC | RWF_DSYNC) in place
- *   plain-dsync   one pwritev2(RWF_DSYNC) in place (tearable; reference)
+ *   atomic-dsync  B = 1: one pwritev2(RWF_ATOMIC | RWF_DSYNC) in place;
+ *                 B > 1: B RWF_ATOMIC writes in place, then one fdatasync
+ *   plain-dsync   the same without RWF_ATOMIC (tearable; the reference)
  *
  * Pages go to random SIZE-aligned offsets in the first BYTES (default
  * 64 MiB) of FILE, which must exist and be that large; the doublewrite area
- * is the 1 MiB after them, used as a ring. O_DIRECT throughout, queue
- * depth 1, for S seconds (default 5). Prints one CSV line:
- *   mode,bs,writes,writes_per_s,p50_us,p99_us,cpu_us_per_write
- * where a write is one page made durable, and the CPU time is the whole
- * guest's non-idle time from /proc/stat (kworkers and interrupts count),
- * divided by the pages written.
+ * is the B * SIZE bytes after them. O_DIRECT throughout, queue depth 1,
+ * for S seconds (default 5). Prints one CSV line:
+ *   mode,bs,batch,pages,pages_per_s,p50_us,p99_us,cpu_us_per_page
+ * where the latencies are those of a whole batch, and the CPU time is the
+ * whole guest's non-idle time from /proc/stat (kworkers and interrupts
+ * count), divided by the pages made durable.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,8 +36,6 @@
 
 #include "io.h"
 #include "util.h"
-
-#define DW_AREA (1u << 20)
 
 enum mode { DOUBLEWRITE, ATOMIC_DSYNC, PLAIN_DSYNC };
 
@@ -83,7 +82,7 @@ static int cmp_double(const void *a, const void *b)
 static void usage(void)
 {
 	fprintf(stderr, "usage: dwbench --mode doublewrite|atomic-dsync|plain-dsync "
-		"--bs SIZE [--seconds S] [--span BYTES] [--seed N] FILE\n");
+		"--bs SIZE [--batch B] [--seconds S] [--span BYTES] [--seed N] FILE\n");
 	exit(2);
 }
 
@@ -105,13 +104,14 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "span", required_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 'r' },
+		{ "batch", required_argument, NULL, 'B' },
 		{ 0 }
 	};
-	uint64_t bs = 0, span = 64ull << 20, secs = 5, seed = 1, v;
+	uint64_t bs = 0, span = 64ull << 20, secs = 5, seed = 1, batch = 1, v;
 	size_t cap = 1 << 16, n = 0;
-	int mode = -1, c, fd, err = 0;
+	int mode = -1, c, fd, err = 0, flags;
 	double t0, t1, c0, c1, *lat;
-	off_t dw_off = 0;
+	off_t *offs;
 	void *buf;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -127,6 +127,7 @@ int main(int argc, char **argv)
 		case 's':
 		case 'S':
 		case 'r':
+		case 'B':
 			if (ut_parse_size(optarg, &v))
 				usage();
 			if (c == 'b')
@@ -135,6 +136,8 @@ int main(int argc, char **argv)
 				secs = v;
 			else if (c == 'S')
 				span = v;
+			else if (c == 'B')
+				batch = v;
 			else
 				seed = v;
 			break;
@@ -143,7 +146,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || mode < 0 || !ut_is_pow2(bs) || bs < 512 ||
-	    span < bs || span % bs || !secs)
+	    span < bs || span % bs || !secs || !batch || batch > 1024)
 		usage();
 
 	fd = open(argv[optind], O_RDWR | O_DIRECT);
@@ -153,7 +156,8 @@ int main(int argc, char **argv)
 	}
 	buf = ut_alloc_io(bs);
 	lat = malloc(cap * sizeof(*lat));
-	if (!buf || !lat) {
+	offs = malloc(batch * sizeof(*offs));
+	if (!buf || !lat || !offs) {
 		fprintf(stderr, "dwbench: out of memory\n");
 		return 1;
 	}
@@ -163,32 +167,42 @@ int main(int argc, char **argv)
 	t0 = now_us();
 	t1 = t0;
 	while (t1 - t0 < secs * 1e6) {
-		off_t off = (off_t)(ut_rand(&seed) % (span / bs)) * bs;
 		double s = t1;
+		uint64_t i;
 
+		for (i = 0; i < batch; i++)
+			offs[i] = (off_t)(ut_rand(&seed) % (span / bs)) * bs;
 		((uint64_t *)buf)[0] = n;
+		err = 0;
 		switch (mode) {
 		case DOUBLEWRITE:
-			err = write_page(fd, buf, bs, span + dw_off, 0);
+			for (i = 0; i < batch && !err; i++)
+				err = write_page(fd, buf, bs, span + i * bs, 0);
 			if (!err && fdatasync(fd))
 				err = -errno;
-			if (!err)
-				err = write_page(fd, buf, bs, off, 0);
+			for (i = 0; i < batch && !err; i++)
+				err = write_page(fd, buf, bs, offs[i], 0);
 			if (!err && fdatasync(fd))
 				err = -errno;
-			dw_off = (dw_off + bs) % DW_AREA;
 			break;
 		case ATOMIC_DSYNC:
-			err = write_page(fd, buf, bs, off, RWF_ATOMIC | RWF_DSYNC);
-			break;
 		case PLAIN_DSYNC:
-			err = write_page(fd, buf, bs, off, RWF_DSYNC);
+			flags = mode == ATOMIC_DSYNC ? RWF_ATOMIC : 0;
+			if (batch == 1) {
+				err = write_page(fd, buf, bs, offs[0],
+						 flags | RWF_DSYNC);
+				break;
+			}
+			for (i = 0; i < batch && !err; i++)
+				err = write_page(fd, buf, bs, offs[i], flags);
+			if (!err && fdatasync(fd))
+				err = -errno;
 			break;
 		}
 		if (err) {
-			fprintf(stderr, "dwbench: %s %llu bytes at %lld: %s\n",
+			fprintf(stderr, "dwbench: %s of %llu-byte pages: %s\n",
 				mode_names[mode], (unsigned long long)bs,
-				(long long)off, strerror(-err));
+				strerror(-err));
 			return 1;
 		}
 		t1 = now_us();
@@ -206,8 +220,9 @@ int main(int argc, char **argv)
 	}
 	c1 = busy_us();
 	qsort(lat, n, sizeof(*lat), cmp_double);
-	printf("%s,%llu,%zu,%.1f,%.1f,%.1f,%.1f\n", mode_names[mode],
-	       (unsigned long long)bs, n, n / ((t1 - t0) / 1e6),
-	       lat[n / 2], lat[(n * 99) / 100], (c1 - c0) / n);
+	printf("%s,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f\n", mode_names[mode],
+	       (unsigned long long)bs, (unsigned long long)batch,
+	       (unsigned long long)(n * batch), n * batch / ((t1 - t0) / 1e6),
+	       lat[n / 2], lat[(n * 99) / 100], (c1 - c0) / (n * batch));
 	return 0;
 }

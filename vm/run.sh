@@ -53,10 +53,21 @@ if [ -w /dev/kvm ] && [ "${UNTORN_VM_KVM:-0}" = 1 ]; then
 	accel=kvm
 fi
 
+# Without ACPI timers the guest often fails to calibrate its TSC under TCG
+# and keeps 4 ms jiffies as its clock (fio latencies in 4 ms steps). TCG's
+# guest TSC is the host's, so on a host whose TSC rate is known and
+# constant, tell the guest that rate.
+clockargs=""
+if grep -qw tsc_known_freq /proc/cpuinfo && grep -qw constant_tsc /proc/cpuinfo &&
+   [ "${accel%%,*}" = tcg ]; then
+	tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+	[ "${tsc_khz:-0}" -gt 0 ] && clockargs="tsc_early_khz=$tsc_khz tsc=reliable"
+fi
+
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem"
 	-display none -monitor none -no-reboot -nodefaults
 	-kernel "$kernel"
-	-append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/sbin/untorn-init panic=-1 oops=panic hung_task_panic=0 untorn_top=$UNTORN_TOP loglevel=7"
+	-append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/sbin/untorn-init panic=-1 oops=panic hung_task_panic=0 untorn_top=$UNTORN_TOP loglevel=7 $clockargs"
 	-drive "file=$img,if=none,id=root,format=raw,snapshot=on"
 	-device virtio-blk-pci,drive=root,serial=untorn-root
 	-drive "file=$rundir/plain.img,if=none,id=plain,format=raw,cache=unsafe"

@@ -56,9 +56,10 @@ fi
 # Without ACPI timers the guest often fails to calibrate its TSC under TCG
 # and keeps 4 ms jiffies as its clock (fio latencies in 4 ms steps). TCG's
 # guest TSC is the host's, so on a host whose TSC rate is known and
-# constant, tell the guest that rate.
+# constant, tell the guest that rate (UNTORN_VM_TSC=0: don't).
 clockargs=""
-if grep -qw tsc_known_freq /proc/cpuinfo && grep -qw constant_tsc /proc/cpuinfo &&
+if [ "${UNTORN_VM_TSC:-1}" = 1 ] &&
+   grep -qw tsc_known_freq /proc/cpuinfo && grep -qw constant_tsc /proc/cpuinfo &&
    [ "${accel%%,*}" = tcg ]; then
 	tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 	[ "${tsc_khz:-0}" -gt 0 ] && clockargs="tsc_early_khz=$tsc_khz tsc=reliable"

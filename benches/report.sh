@@ -9,7 +9,17 @@ m=$dir/matrix.csv d=$dir/doublewrite.csv r=$dir/report.md
 [ -f "$m" ] && [ -f "$d" ] || { echo "error: no matrix.csv/doublewrite.csv in $dir" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "error: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 
-kib() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%d MiB", b / 1048576; else printf "%d KiB", b / 1024 }'; }
+# Shared by the awk programs below: ratio, size label, and the median of
+# the values A[key, 1..cnt[key]].
+AWK_LIB='
+function r(a, b) { return b > 0 ? a / b : 0 }
+function sz(b) { return b >= 1048576 ? sprintf("%d MiB", b / 1048576) : sprintf("%d KiB", b / 1024) }
+function med(A, key,   a, i, j, m, t) {
+	m = cnt[key]
+	for (i = 1; i <= m; i++) a[i] = A[key, i]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return m ? (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) : 0
+}'
 
 # ratio table DEVICE QD: size, plain, atomic, ratio, path; the same with dsync;
 # latency and CPU. Prints markdown; also DIR/ratio-DEVICE-qdQD.dat for plots.
@@ -23,14 +33,7 @@ ratio_table() {
 		else if (path[k] != $6) path[k] = "mixed"
 		if (!($5 in seen)) { seen[$5] = 1; sizes[++n] = $5 }
 	}
-	function med(A, k,   a, i, j, m, t) {
-		m = cnt[k]
-		for (i = 1; i <= m; i++) a[i] = A[k, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return m ? (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) : 0
-	}
-	function r(a, b) { return b > 0 ? a / b : 0 }
-	function sz(b) { return b >= 1048576 ? sprintf("%d MiB", b / 1048576) : sprintf("%d KiB", b / 1024) }
+	'"$AWK_LIB"'
 	END {
 		print "| size | plain IOPS | atomic IOPS | atomic/plain | path | plain+dsync | atomic+dsync | ratio | p50 µs plain/atomic | p99 µs plain/atomic | CPU µs/write plain/atomic |"
 		print "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -51,20 +54,15 @@ ratio_table() {
 hw_check() {
 	awk -F, '
 	NR > 1 && $1 == "hw" {
-		k = $3 "," $4 "," $5; c = ++cnt[$2, k]; v[$2, k, c] = $7; keys[k] = 1
-		if (!(($2, k) in p)) p[$2, k] = $6; else if (p[$2, k] != $6) p[$2, k] = "mixed"
+		k = $3 "," $4 "," $5; key = $2 "," k; V[key, ++cnt[key]] = $7; keys[k] = 1
+		if (!(key in p)) p[key] = $6; else if (p[key] != $6) p[key] = "mixed"
 	}
-	function med(kind, k,   a, i, j, m, t) {
-		m = cnt[kind, k]
-		for (i = 1; i <= m; i++) a[i] = v[kind, k, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return m ? (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) : 0
-	}
+	'"$AWK_LIB"'
 	END {
 		worst = 9; n = 0
 		for (k in keys) {
-			if (p["atomic", k] != "hw" || med("plain", k) <= 0) continue
-			x = med("atomic", k) / med("plain", k); n++
+			if (p["atomic," k] != "hw" || med(V, "plain," k) <= 0) continue
+			x = med(V, "atomic," k) / med(V, "plain," k); n++
 			if (x < worst) { worst = x; wk = k }
 		}
 		split(wk, w, ",")
@@ -77,8 +75,7 @@ dw_table() {
 	awk -F, -v dat="$dir/doublewrite.dat" '
 	NR > 1 { k = $1 "," $2 "," $3 "," $4; pps[k] = $7; p99[k] = $9; cpu[k] = $10; path[k] = $5
 		 if (!(($3 "," $4) in seen)) { seen[$3 "," $4] = 1; rows[++n] = $3 "," $4 } }
-	function r(a, b) { return b > 0 ? a / b : 0 }
-	function sz(b) { return b >= 1048576 ? sprintf("%d MiB", b / 1048576) : sprintf("%d KiB", b / 1024) }
+	'"$AWK_LIB"'
 	END {
 		print "| page | batch | doublewrite pages/s | RWF_ATOMIC, hw device (path) | atomic / doublewrite | doublewrite, sw device | RWF_ATOMIC, software path | atomic / doublewrite | plain, unprotected | p99 µs per batch: doublewrite / hw atomic / sw atomic | CPU µs/page: doublewrite / hw atomic / sw atomic |"
 		print "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "awstats.h"
+#include "util.h"
 
 static int has_prefix(const char *s, const char *p)
 {
@@ -47,24 +48,6 @@ static int compare(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int read_line(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[PATH_MAX + 64];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 int ut_awstats_read_dir(const char *dir, struct ut_awstats *st)
 {
 	struct dirent *de;
@@ -81,7 +64,7 @@ int ut_awstats_read_dir(const char *dir, struct ut_awstats *st)
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "reset_counters"))
 			continue;
-		if (read_line(dir, de->d_name, buf, sizeof(buf)))
+		if (ut_read_line(dir, de->d_name, buf, sizeof(buf)))
 			continue;
 		if (!strcmp(de->d_name, "fallback_policy")) {
 			snprintf(st->policy, sizeof(st->policy), "%s", buf);

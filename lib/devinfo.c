@@ -12,6 +12,7 @@
 
 #include "devinfo.h"
 #include "statx.h"
+#include "util.h"
 
 static const struct {
 	long magic;
@@ -29,21 +30,14 @@ static const struct {
 
 static int read_u64(const char *dir, const char *name, uint64_t *val)
 {
-	char path[PATH_MAX];
-	unsigned long long v;
-	FILE *f;
-	int ok;
+	char buf[32], *end;
+	int ret = ut_read_line(dir, name, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%llu", &v) == 1;
-	fclose(f);
-	if (!ok)
-		return -EINVAL;
-	*val = v;
-	return 0;
+	if (ret)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	return errno || end == buf ? -EINVAL : 0;
 }
 
 /* /sys/dev/block/M:m may be a partition: its queue is the parent's. */

@@ -15,6 +15,9 @@ static inline int ut_is_pow2(uint64_t x)
 }
 /* A seeded generator (splitmix64): the next value of *STATE's sequence. */
 uint64_t ut_rand(uint64_t *state);
+/* The first line of DIR/NAME (a sysfs file, say), without its newline. 0 or
+ * -errno. */
+int ut_read_line(const char *dir, const char *name, char *buf, size_t len);
 /* An aligned buffer for O_DIRECT, or NULL. */
 void *ut_alloc_io(size_t len);
 

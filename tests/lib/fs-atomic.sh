@@ -147,9 +147,9 @@ aw_dir() {
 }
 # aw_snap: "name value" for every counter, sorted (limits and knobs left out).
 aw_snap() {
-	local f
-	for f in "$(aw_dir)"/*_writes "$(aw_dir)"/*_bytes "$(aw_dir)"/fallback_* \
-		 "$(aw_dir)"/refused_*; do
+	local f d
+	d=$(aw_dir)
+	for f in "$d"/*_writes "$d"/*_bytes "$d"/fallback_* "$d"/refused_*; do
 		[ "${f##*/}" = fallback_policy ] && continue
 		[ -r "$f" ] && echo "${f##*/} $(cat "$f")"
 	done | LC_ALL=C sort

@@ -19,6 +19,15 @@ function med(A, key,   a, i, j, m, t) {
 	for (i = 1; i <= m; i++) a[i] = A[key, i]
 	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return m ? (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) : 0
+}
+# The median over repetitions of A[ka, i] / A[kb, i]: each repetition ran
+# its two cells back to back, so the pairs cancel the drift between
+# repetitions that a ratio of medians keeps.
+function medr(A, ka, kb,   R, i, m) {
+	m = cnt[ka] < cnt[kb] ? cnt[ka] : cnt[kb]
+	for (i = 1; i <= m; i++) R["r", i] = A[kb, i] > 0 ? A[ka, i] / A[kb, i] : 0
+	cnt["r"] = m
+	return med(R, "r")
 }'
 
 # ratio table DEVICE QD: size, plain, atomic, ratio, path; the same with dsync;
@@ -41,11 +50,12 @@ ratio_table() {
 		for (i = 1; i <= n; i++) {
 			s = sizes[i]; P = "plain,0," s; A = "atomic,0," s; PD = "plain,1," s; AD = "atomic,1," s
 			ip = med(I, P); ia = med(I, A); ipd = med(I, PD); iad = med(I, AD)
+			x = medr(I, A, P); xd = medr(I, AD, PD)
 			printf "| %s | %d | %d | **%.2f** | %s | %d | %d | **%.2f** | %d / %d | %d / %d | %.0f / %.0f |\n",
-				sz(s), ip, ia, r(ia, ip), path[A] (path[AD] != path[A] ? "/" path[AD] : ""),
-				ipd, iad, r(iad, ipd),
+				sz(s), ip, ia, x, path[A] (path[AD] != path[A] ? "/" path[AD] : ""),
+				ipd, iad, xd,
 				med(P50, P), med(P50, A), med(P99, P), med(P99, A), med(CPU, P), med(CPU, A)
-			printf "%d %.3f %.3f\n", s / 1024, r(ia, ip), r(iad, ipd) > dat
+			printf "%d %.3f %.3f\n", s / 1024, x, xd > dat
 		}
 	}' "$m"
 }
@@ -71,9 +81,11 @@ nvme_table() {
 			s = sizes[i]; t = "," d "," s
 			p = med(V, "nvme,plain" t); pn = med(V, "nvme-nokeep,plain" t)
 			a = med(V, "nvme,atomic" t); an = med(V, "nvme-nokeep,atomic" t)
+			x = medr(V, "nvme,atomic" t, "nvme,plain" t)
+			xn = medr(V, "nvme-nokeep,atomic" t, "nvme-nokeep,plain" t)
 			printf "| %s | %s | %s | %d | %d | **%.2f** | %d | %.2f | %.2f | %s |\n",
-				sz(s), d ? "yes" : "no", path[d "," s], p, a, r(a, p), an, r(an, pn),
-				r(r(a, p), r(an, pn)), (qd == 1 && ((d "," s) in ml)) ? ml[d "," s] : "-"
+				sz(s), d ? "yes" : "no", path[d "," s], p, a, x, an, xn,
+				r(x, xn), (qd == 1 && ((d "," s) in ml)) ? ml[d "," s] : "-"
 		}
 	}' "$m"
 }
@@ -90,7 +102,7 @@ hw_check() {
 		worst = 9; n = 0
 		for (k in keys) {
 			if (p["atomic," k] != "hw" || med(V, "plain," k) <= 0) continue
-			x = med(V, "atomic," k) / med(V, "plain," k); n++
+			x = medr(V, "atomic," k, "plain," k); n++
 			if (x < worst) { worst = x; wk = k }
 		}
 		split(wk, w, ",")
@@ -148,7 +160,9 @@ plot() { # NAME TITLE YLABEL series...
 	echo "so absolute IOPS and latencies say nothing about real hardware; each ratio"
 	echo "compares two cells measured back to back in the same boot, on the same file."
 	echo "Raw results: \`matrix.csv\`, \`doublewrite.csv\` next to this report."
-	echo "Each cell ran $(awk -F, 'NR > 1 && $12 > r { r = $12 } END { print r + 0 }' "$m") times, plain and atomic alternating; the tables show medians."
+	echo "Each cell ran $(awk -F, 'NR > 1 && $12 > r { r = $12 } END { print r + 0 }' "$m") times, plain and atomic alternating; the tables show medians,"
+	echo "and each atomic/plain ratio is the median of the ratios of the two cells of one"
+	echo "repetition, measured back to back."
 	echo "Columns: IOPS and MiB/s from fio; p50/p99 completion latency; CPU µs/write ="
 	echo "all non-idle guest CPU time over the cell divided by the writes (kworkers and"
 	echo "log I/O included). \"path\" is what the filesystem's atomic write counters say"

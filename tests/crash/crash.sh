@@ -33,11 +33,15 @@ done
 # extents and the hybrid switches paths under the cuts. With --punch the
 # workload punches a block out of a unit before writing it, so that the
 # write meets a hole next to written blocks (XFS: the software path;
-# ext4 bigalloc: the zero-and-allocate slow path).
+# ext4 bigalloc: the zero-and-allocate slow path). xfs-sw-keep is xfs-sw
+# without snapshots: a reflinked file keeps no staging, so only there do
+# the software writes keep the blocks they replace as the next write's
+# staging (patch 21) all through the run.
 CONFIGS='
 raw|lbs=512,awu_min=512,awu_max=64k|raw||16k
 xfs-hw|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=4096 -m reflink=0|4k
 xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k
+xfs-sw-keep|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--punch 4k
 xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k
 xfs-16k|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=16384 -m reflink=0|16k
 ext4|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096|4k

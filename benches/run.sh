@@ -16,7 +16,7 @@ envs=()
 for v in BENCH_SECONDS BENCH_SIZES BENCH_PAGES BENCH_HW_MAX; do
 	[ -n "${!v:-}" ] && envs+=("$v='${!v}'")
 done
-note "benchmark matrix in the guest (about 25 minutes at the defaults)"
+note "benchmark matrix in the guest (about 32 minutes at the defaults)"
 log=$out/vm.log
 "$UNTORN_TOP/vm/run.sh" "${envs[*]} BENCH_OUT=/run/untorn/bench benches/matrix" 2>&1 | tee "$log"
 rundir=$(sed -n 's/^untorn-vm: kernel .*, console log \(.*\)\/console.log$/\1/p' "$log" | head -1)

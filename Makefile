@@ -18,7 +18,8 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
 BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi \
-	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/dwbench
+	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/dwbench \
+	    $(BUILD)/bin/abbench
 UNITS    := $(BUILD)/unit/unit
 
 .PHONY: all build deps kernel image vm test unit demo clean \
@@ -41,7 +42,7 @@ $(BUILD)/bin/%: $(BUILD)/tests/progs/%.o $(BUILD)/lib/libuntorn.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/bin/dwbench: $(BUILD)/benches/progs/dwbench.o $(BUILD)/lib/libuntorn.a
+$(BUILD)/bin/dwbench $(BUILD)/bin/abbench: $(BUILD)/bin/%: $(BUILD)/benches/progs/%.o $(BUILD)/lib/libuntorn.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -13,8 +13,14 @@ frags=("$UNTORN_TOP/kernel/config/base.config")
 if [ "${UNTORN_DEBUG:-1}" = 1 ]; then
 	frags+=("$UNTORN_TOP/kernel/config/debug.config")
 fi
-mkdir -p "$KBUILD" "$UNTORN_CACHE/ccache"
-export CCACHE_DIR=$UNTORN_CACHE/ccache
+export CCACHE_DIR=${UNTORN_CCACHE:-$UNTORN_CACHE/ccache}
+mkdir -p "$KBUILD" "$CCACHE_DIR"
+# Depend mode: ccache hashes the sources and the headers that the compiler's
+# own -MMD output names, instead of running the preprocessor a second time
+# on every miss. A cold build through ccache's default mode took half as
+# long again as plain gcc (xfs_bmap.c: 4.6 s against 3.1 s); depend mode
+# costs 3.3 s, and a hit is as fast.
+export CCACHE_DEPEND=1
 export CCACHE_BASEDIR=$KSRC
 export CCACHE_MAXSIZE=5G
 # Fixed build identity, so that an unchanged file is a ccache hit.

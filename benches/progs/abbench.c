@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abbench - two ways of writing pages, compared in interleaved slices.
+ *
+ *   abbench --a MODE --b MODE --bs SIZE [--qd N] [--dsync] [--batch B]
+ *           [--seconds S] [--slice-ms M] [--span BYTES] [--seed N] FILE
+ *
+ * Under QEMU TCG the speed of the whole guest drifts by tens of percent
+ * within seconds (the host, the translation cache), so two cells measured
+ * one after the other cannot show a difference of 3 %. abbench runs A and
+ * B in alternating slices of M milliseconds (default 50), in the order
+ * AB BA AB BA ..., for S seconds in all (default 10): drift slower than a
+ * slice pair cancels, and the ratio B/A of pages per second comes with a
+ * 95 % bootstrap interval over the slice pairs.
+ *
+ * Modes (O_DIRECT, SIZE-aligned random offsets in the first BYTES of FILE,
+ * default 128 MiB; FILE must exist and be large enough):
+ *   plain        pwritev2 writes, N in flight (N > 1: io_uring)
+ *   atomic       the same with RWF_ATOMIC
+ *                (--dsync adds RWF_DSYNC to both)
+ *   doublewrite  a durable batch of B pages (default 1) the way databases
+ *                do it without atomic writes: B pages to a doublewrite
+ *                area (the B * SIZE bytes after BYTES), fdatasync, the B
+ *                pages in place, fdatasync
+ *   atomic-batch the same batch with RWF_ATOMIC: B = 1, one
+ *                RWF_ATOMIC | RWF_DSYNC write; B > 1, B RWF_ATOMIC
+ *                writes and one fdatasync
+ *
+ * Prints one CSV line:
+ *   a,b,bs,qd,dsync,batch,pairs,a_pages_per_s,b_pages_per_s,ratio,
+ *   ratio_lo,ratio_hi,a_cpu_us_per_page,b_cpu_us_per_page
+ * The CPU time is the whole guest's non-idle time from /proc/stat
+ * (kworkers and interrupts count), divided by the pages.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "util.h"
+
+enum mode { PLAIN, ATOMIC, DOUBLEWRITE, ATOMIC_BATCH, NR_MODES };
+
+static const char *const mode_names[] = {
+	[PLAIN] = "plain",
+	[ATOMIC] = "atomic",
+	[DOUBLEWRITE] = "doublewrite",
+	[ATOMIC_BATCH] = "atomic-batch",
+};
+
+struct bench {
+	int fd;
+	uint64_t bs, span, batch, seed;
+	unsigned int qd;
+	int dsync;
+	void **bufs;		/* one per write in flight */
+	struct iovec *iovs;
+	struct io_uring ring;
+};
+
+/* What the slices of one mode added up to. */
+struct tally {
+	double pages, us, cpu_us;
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Non-idle guest CPU time so far, in microseconds. */
+static double busy_us(void)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 8)
+		return 0;
+	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1e6 / hz;
+}
+
+static void die_io(const struct bench *b, enum mode m, int err)
+{
+	fprintf(stderr, "abbench: %s of %llu-byte pages: %s\n", mode_names[m],
+		(unsigned long long)b->bs, strerror(err));
+	exit(1);
+}
+
+static off_t random_offset(struct bench *b)
+{
+	return (off_t)(ut_rand(&b->seed) % (b->span / b->bs)) * b->bs;
+}
+
+static void write_one(struct bench *b, enum mode m, off_t off, int flags)
+{
+	ssize_t ret = pwritev2(b->fd, &b->iovs[0], 1, off, flags);
+
+	if (ret != (ssize_t)b->bs)
+		die_io(b, m, ret < 0 ? errno : EIO);
+}
+
+static void sync_data(struct bench *b, enum mode m)
+{
+	if (fdatasync(b->fd))
+		die_io(b, m, errno);
+}
+
+/* One durable batch; returns the pages it made durable. */
+static uint64_t run_batch(struct bench *b, enum mode m)
+{
+	uint64_t i;
+
+	if (m == DOUBLEWRITE) {
+		for (i = 0; i < b->batch; i++)
+			write_one(b, m, b->span + i * b->bs, 0);
+		sync_data(b, m);
+		for (i = 0; i < b->batch; i++)
+			write_one(b, m, random_offset(b), 0);
+		sync_data(b, m);
+	} else if (b->batch == 1) {
+		write_one(b, m, random_offset(b), RWF_ATOMIC | RWF_DSYNC);
+	} else {
+		for (i = 0; i < b->batch; i++)
+			write_one(b, m, random_offset(b), RWF_ATOMIC);
+		sync_data(b, m);
+	}
+	return b->batch;
+}
+
+static void queue_write(struct bench *b, unsigned int slot, int flags)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&b->ring);
+
+	io_uring_prep_writev2(sqe, b->fd, &b->iovs[slot], 1, random_offset(b),
+			      flags);
+	io_uring_sqe_set_data64(sqe, slot);
+}
+
+/* Writes with qd in flight until the deadline, then drains them. */
+static uint64_t run_queued(struct bench *b, enum mode m, int flags,
+			   double deadline)
+{
+	unsigned int slot, inflight = 0;
+	struct io_uring_cqe *cqe;
+	uint64_t done = 0;
+	int ret;
+
+	for (slot = 0; slot < b->qd; slot++, inflight++)
+		queue_write(b, slot, flags);
+	while (inflight) {
+		ret = io_uring_submit_and_wait(&b->ring, 1);
+		if (ret < 0)
+			die_io(b, m, -ret);
+		ret = io_uring_peek_cqe(&b->ring, &cqe);
+		if (ret < 0)
+			die_io(b, m, -ret);
+		if (cqe->res != (int)b->bs)
+			die_io(b, m, cqe->res < 0 ? -cqe->res : EIO);
+		slot = io_uring_cqe_get_data64(cqe);
+		io_uring_cqe_seen(&b->ring, cqe);
+		inflight--;
+		done++;
+		if (now_us() < deadline) {
+			queue_write(b, slot, flags);
+			inflight++;
+		}
+	}
+	return done;
+}
+
+static void run_slice(struct bench *b, enum mode m, double ms, struct tally *t)
+{
+	int flags = (m == ATOMIC ? RWF_ATOMIC : 0) | (b->dsync ? RWF_DSYNC : 0);
+	double t0 = now_us(), c0 = busy_us(), deadline = t0 + ms * 1e3;
+	uint64_t pages = 0;
+
+	if ((m == PLAIN || m == ATOMIC) && b->qd > 1) {
+		pages = run_queued(b, m, flags, deadline);
+	} else {
+		do {
+			if (m == PLAIN || m == ATOMIC) {
+				write_one(b, m, random_offset(b), flags);
+				pages++;
+			} else {
+				pages += run_batch(b, m);
+			}
+		} while (now_us() < deadline);
+	}
+	t->us += now_us() - t0;
+	t->cpu_us += busy_us() - c0;
+	t->pages += pages;
+}
+
+static double pooled_ratio(const struct tally *a, const struct tally *b,
+			   const unsigned int *pick, unsigned int n)
+{
+	double ap = 0, au = 0, bp = 0, bu = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		ap += a[pick[i]].pages;
+		au += a[pick[i]].us;
+		bp += b[pick[i]].pages;
+		bu += b[pick[i]].us;
+	}
+	return (bp / bu) / (ap / au);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double p = *(const double *)x, q = *(const double *)y;
+
+	return p < q ? -1 : p > q;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: abbench --a MODE --b MODE --bs SIZE [--qd N] "
+		"[--dsync] [--batch B] [--seconds S] [--slice-ms M] "
+		"[--span BYTES] [--seed N] FILE\n"
+		"modes: plain atomic doublewrite atomic-batch\n");
+	exit(2);
+}
+
+static int parse_mode(const char *s)
+{
+	for (int i = 0; i < NR_MODES; i++)
+		if (!strcmp(s, mode_names[i]))
+			return i;
+	usage();
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "a", required_argument, NULL, 'a' },
+		{ "b", required_argument, NULL, 'B' },
+		{ "bs", required_argument, NULL, 'b' },
+		{ "qd", required_argument, NULL, 'q' },
+		{ "dsync", no_argument, NULL, 'd' },
+		{ "batch", required_argument, NULL, 'n' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "slice-ms", required_argument, NULL, 'm' },
+		{ "span", required_argument, NULL, 'S' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ 0 }
+	};
+	struct bench b = { .span = 128ull << 20, .batch = 1, .seed = 1, .qd = 1 };
+	uint64_t secs = 10, slice_ms = 50, v, qd = 1;
+	int ma = -1, mb = -1, c, batched;
+	struct tally *ta, *tb, sa = { 0 }, sb = { 0 }, warm = { 0 };
+	unsigned int pairs, i, *pick, boots = 2000;
+	double *r, lo, hi;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			ma = parse_mode(optarg);
+			break;
+		case 'B':
+			mb = parse_mode(optarg);
+			break;
+		case 'd':
+			b.dsync = 1;
+			break;
+		case 'b':
+		case 'q':
+		case 'n':
+		case 's':
+		case 'm':
+		case 'S':
+		case 'r':
+			if (ut_parse_size(optarg, &v))
+				usage();
+			if (c == 'b')
+				b.bs = v;
+			else if (c == 'q')
+				qd = v;
+			else if (c == 'n')
+				b.batch = v;
+			else if (c == 's')
+				secs = v;
+			else if (c == 'm')
+				slice_ms = v;
+			else if (c == 'S')
+				b.span = v;
+			else
+				b.seed = v;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1 || ma < 0 || mb < 0 || !ut_is_pow2(b.bs) ||
+	    b.bs < 512 || b.span < b.bs || b.span % b.bs || !secs ||
+	    !slice_ms || !qd || qd > 256 || !b.batch || b.batch > 1024)
+		usage();
+	/* Batches are queue depth 1 and plain/atomic take no batch size. */
+	batched = ma >= DOUBLEWRITE || mb >= DOUBLEWRITE;
+	if ((batched && (qd > 1 || b.dsync)) ||
+	    (!batched && b.batch > 1) || (batched && (ma < DOUBLEWRITE ||
+						      mb < DOUBLEWRITE))) {
+		fprintf(stderr, "abbench: compare plain/atomic (with --qd, "
+			"--dsync) or doublewrite/atomic-batch (with --batch), "
+			"not a mix\n");
+		return 2;
+	}
+	b.qd = qd;
+
+	b.fd = open(argv[optind], O_RDWR | O_DIRECT);
+	if (b.fd < 0) {
+		fprintf(stderr, "abbench: %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	b.bufs = calloc(b.qd, sizeof(*b.bufs));
+	b.iovs = calloc(b.qd, sizeof(*b.iovs));
+	pairs = secs * 1000 / (2 * slice_ms);
+	if (pairs < 2)
+		pairs = 2;
+	ta = calloc(pairs, sizeof(*ta));
+	tb = calloc(pairs, sizeof(*tb));
+	pick = calloc(pairs, sizeof(*pick));
+	r = calloc(boots, sizeof(*r));
+	if (!b.bufs || !b.iovs || !ta || !tb || !pick || !r) {
+		fprintf(stderr, "abbench: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < b.qd; i++) {
+		b.bufs[i] = ut_alloc_io(b.bs);
+		if (!b.bufs[i]) {
+			fprintf(stderr, "abbench: out of memory\n");
+			return 1;
+		}
+		memset(b.bufs[i], 0x5a ^ i, b.bs);
+		b.iovs[i] = (struct iovec){ .iov_base = b.bufs[i], .iov_len = b.bs };
+	}
+	if (b.qd > 1) {
+		c = io_uring_queue_init(b.qd, &b.ring, 0);
+		if (c < 0) {
+			fprintf(stderr, "abbench: io_uring: %s\n", strerror(-c));
+			return 1;
+		}
+	}
+
+	/* A slice of each first, so neither pays for a cold start. */
+	run_slice(&b, ma, slice_ms, &warm);
+	run_slice(&b, mb, slice_ms, &warm);
+	for (i = 0; i < pairs; i++) {
+		if (i % 2 == 0) {
+			run_slice(&b, ma, slice_ms, &ta[i]);
+			run_slice(&b, mb, slice_ms, &tb[i]);
+		} else {
+			run_slice(&b, mb, slice_ms, &tb[i]);
+			run_slice(&b, ma, slice_ms, &ta[i]);
+		}
+		sa.pages += ta[i].pages;
+		sa.us += ta[i].us;
+		sa.cpu_us += ta[i].cpu_us;
+		sb.pages += tb[i].pages;
+		sb.us += tb[i].us;
+		sb.cpu_us += tb[i].cpu_us;
+	}
+
+	/* Bootstrap over slice pairs: resample them, pool, take the ratio. */
+	for (unsigned int k = 0; k < boots; k++) {
+		for (i = 0; i < pairs; i++)
+			pick[i] = ut_rand(&b.seed) % pairs;
+		r[k] = pooled_ratio(ta, tb, pick, pairs);
+	}
+	qsort(r, boots, sizeof(*r), cmp_double);
+	lo = r[boots * 25 / 1000];
+	hi = r[boots * 975 / 1000 - 1];
+
+	printf("%s,%s,%llu,%u,%d,%llu,%u,%.1f,%.1f,%.4f,%.4f,%.4f,%.1f,%.1f\n",
+	       mode_names[ma], mode_names[mb], (unsigned long long)b.bs, b.qd,
+	       b.dsync, (unsigned long long)b.batch, pairs,
+	       sa.pages / (sa.us / 1e6), sb.pages / (sb.us / 1e6),
+	       (sb.pages / sb.us) / (sa.pages / sa.us), lo, hi,
+	       sa.cpu_us / sa.pages, sb.cpu_us / sb.pages);
+	return 0;
+}

@@ -3,7 +3,7 @@
 # benches/matrix in the guest, and write the report with benches/report.sh
 # into $UNTORN_CACHE/bench/<date>/ (report.md, CSV, PNG plots); the last
 # report is also linked as $UNTORN_CACHE/bench/latest.
-#   BENCH_SECONDS (per cell, default 2), BENCH_SIZES, BENCH_PAGES,
+#   BENCH_SECONDS (per cell, default 2), BENCH_SIZES, BENCH_PAGES, BENCH_NVME_SIZES,
 #   BENCH_HW_MAX, BENCH_PAIRED_SECONDS, BENCH_PHASES, BENCH_DEVICES: passed
 #   to the guest (see benches/matrix).
 set -euo pipefail
@@ -14,7 +14,7 @@ export UNTORN_DEBUG=0
 out=$UNTORN_CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 envs=()
-for v in BENCH_SECONDS BENCH_SIZES BENCH_PAGES BENCH_HW_MAX BENCH_PAIRED_SECONDS BENCH_PHASES BENCH_DEVICES; do
+for v in BENCH_SECONDS BENCH_SIZES BENCH_PAGES BENCH_NVME_SIZES BENCH_HW_MAX BENCH_PAIRED_SECONDS BENCH_PHASES BENCH_DEVICES; do
 	[ -n "${!v:-}" ] && envs+=("$v='${!v}'")
 done
 note "benchmark matrix in the guest (about 32 minutes at the defaults)"

@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "io.h"
 #include "util.h"
 
@@ -74,33 +75,6 @@ struct bench {
 struct tally {
 	double pages, us, cpu_us;
 };
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* Non-idle guest CPU time so far, in microseconds. */
-static double busy_us(void)
-{
-	unsigned long long v[8] = { 0 };
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 8)
-		return 0;
-	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1e6 / hz;
-}
 
 static void die_io(const struct bench *b, enum mode m, int err)
 {
@@ -183,7 +157,7 @@ static uint64_t run_queued(struct bench *b, enum mode m, int flags,
 		io_uring_cqe_seen(&b->ring, cqe);
 		inflight--;
 		done++;
-		if (now_us() < deadline) {
+		if (ut_now_us() < deadline) {
 			queue_write(b, slot, flags);
 			inflight++;
 		}
@@ -194,7 +168,7 @@ static uint64_t run_queued(struct bench *b, enum mode m, int flags,
 static void run_slice(struct bench *b, enum mode m, double ms, struct tally *t)
 {
 	int flags = (m == ATOMIC ? RWF_ATOMIC : 0) | (b->dsync ? RWF_DSYNC : 0);
-	double t0 = now_us(), c0 = busy_us(), deadline = t0 + ms * 1e3;
+	double t0 = ut_now_us(), c0 = ut_busy_us(), deadline = t0 + ms * 1e3;
 	uint64_t pages = 0;
 
 	if ((m == PLAIN || m == ATOMIC) && b->qd > 1) {
@@ -207,10 +181,10 @@ static void run_slice(struct bench *b, enum mode m, double ms, struct tally *t)
 			} else {
 				pages += run_batch(b, m);
 			}
-		} while (now_us() < deadline);
+		} while (ut_now_us() < deadline);
 	}
-	t->us += now_us() - t0;
-	t->cpu_us += busy_us() - c0;
+	t->us += ut_now_us() - t0;
+	t->cpu_us += ut_busy_us() - c0;
 	t->pages += pages;
 }
 
@@ -226,13 +200,6 @@ static double pooled_ratio(const struct tally *a, const struct tally *b,
 		bu += b[pick[i]].us;
 	}
 	return (bp / bu) / (ap / au);
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double p = *(const double *)x, q = *(const double *)y;
-
-	return p < q ? -1 : p > q;
 }
 
 static void usage(void)
@@ -397,7 +364,7 @@ int main(int argc, char **argv)
 			pick[i] = ut_rand(&b.seed) % pairs;
 		r[k] = pooled_ratio(ta, tb, pick, pairs);
 	}
-	qsort(r, boots, sizeof(*r), cmp_double);
+	qsort(r, boots, sizeof(*r), ut_cmp_double);
 	lo = r[boots * 25 / 1000];
 	hi = r[boots * 975 / 1000 - 1];
 

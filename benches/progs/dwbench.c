@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "io.h"
 #include "util.h"
 
@@ -44,40 +45,6 @@ static const char *const mode_names[] = {
 	[ATOMIC_DSYNC] = "atomic-dsync",
 	[PLAIN_DSYNC] = "plain-dsync",
 };
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* Non-idle guest CPU time so far, in microseconds. */
-static double busy_us(void)
-{
-	unsigned long long v[10] = { 0 };
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 8)
-		return 0;
-	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1e6 / hz;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void usage(void)
 {
@@ -163,8 +130,8 @@ int main(int argc, char **argv)
 	}
 	memset(buf, 0x5a, bs);
 
-	c0 = busy_us();
-	t0 = now_us();
+	c0 = ut_busy_us();
+	t0 = ut_now_us();
 	t1 = t0;
 	while (t1 - t0 < secs * 1e6) {
 		double s = t1;
@@ -205,7 +172,7 @@ int main(int argc, char **argv)
 				strerror(-err));
 			return 1;
 		}
-		t1 = now_us();
+		t1 = ut_now_us();
 		if (n == cap) {
 			double *more = realloc(lat, 2 * cap * sizeof(*lat));
 
@@ -218,8 +185,8 @@ int main(int argc, char **argv)
 		}
 		lat[n++] = t1 - s;
 	}
-	c1 = busy_us();
-	qsort(lat, n, sizeof(*lat), cmp_double);
+	c1 = ut_busy_us();
+	qsort(lat, n, sizeof(*lat), ut_cmp_double);
 	printf("%s,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f\n", mode_names[mode],
 	       (unsigned long long)bs, (unsigned long long)batch,
 	       (unsigned long long)(n * batch), n * batch / ((t1 - t0) / 1e6),

@@ -106,8 +106,8 @@ hw_check() {
 			if (x < worst) { worst = x; wk = k }
 		}
 		split(wk, w, ",")
-		printf "%d cells took the hardware path; the lowest ratio of median IOPS, atomic/plain, is %.3f (dsync %s, QD %s, %d bytes): %s the 0.97 target.\n",
-			n, worst, w[1], w[2], w[3], (worst >= 0.97 ? "meets" : "MISSES")
+		printf "%d cells took the hardware path; the lowest ratio of median IOPS, atomic/plain, is %.3f (dsync %s, QD %s, %d bytes). These 2 s cells swing by tens of percent under TCG (see the CSV); the 0.97 target is judged by the paired cells above.\n",
+			n, worst, w[1], w[2], w[3]
 	}' "$m"
 }
 
@@ -179,7 +179,7 @@ paired_dw_table() {
 	}
 	NR > 1 && $4 == "doublewrite" {
 		printf "| %s | %d | %s | %s | %s | %.0f | %.0f | **%.2f** | %.2f .. %.2f | %.0f / %.0f |\n",
-			sz($6), $9, $1 == "hw" ? "hw (unit up to the page)" : $1 " (no atomic unit)", $3, $2,
+			sz($6), $9, $1 == "hw" ? "hw (unit up to the page)" : $1 == "nvme" ? "nvme (4 KiB unit)" : $1 " (no atomic unit)", $3, $2,
 			$11, $12, $13, $14, $15, $16, $17
 	}' "$1"
 }

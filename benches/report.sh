@@ -251,6 +251,8 @@ plot() { # NAME TITLE YLABEL series...
 		echo "95 % interval comes from resampling the slice pairs (bootstrap). Raw:"
 		echo "\`paired.csv\`."
 		echo
+		awk -F, 'NR > 1 && $2 == "failed" { n++; c = c sprintf("\n- %s: abbench %s", $1, substr($0, index($0, $4))) }
+			END { if (n) printf "**%d paired cells failed** (their error is in vm.log):%s\n\n", n, c }' "$p"
 		echo "### Hardware atomic writes against plain O_DIRECT (XFS 4 KiB on scsi_debug, hardware unit 4 KiB up to the largest size in the table)"
 		echo
 		paired_hw_table "$p"

@@ -20,6 +20,11 @@ function med(A, key,   a, i, j, m, t) {
 	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return m ? (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) : 0
 }
+# Mainline 7.2's atomic/plain on NVMe, queue depth 1 (reference §8), by
+# "DSYNC,SIZE"; 0 where it was not measured.
+function mainline(k) {
+	return k == "0,4096" ? 0.99 : k == "1,4096" ? 0.95 : k == "0,16384" ? 0.18 : k == "1,16384" ? 0.08 : k == "0,65536" ? 0.17 : k == "1,65536" ? 0.10 : 0
+}
 # The median over repetitions of A[ka, i] / A[kb, i]: each repetition ran
 # its two cells back to back, so the pairs cancel the drift between
 # repetitions that a ratio of medians keeps.
@@ -71,10 +76,6 @@ nvme_table() {
 	}
 	'"$AWK_LIB"'
 	END {
-		# Mainline 7.2 on the same setup, atomic/plain and with dsync.
-		ml["0,4096"] = "0.99"; ml["1,4096"] = "0.95"
-		ml["0,16384"] = "0.18"; ml["1,16384"] = "0.08"
-		ml["0,65536"] = "0.17"; ml["1,65536"] = "0.10"
 		print "| size | O_DSYNC | path | plain IOPS | atomic, staging kept | atomic/plain | atomic, staging freed | atomic/plain | kept / freed | mainline atomic/plain (§8, QD 1) |"
 		print "|---|---|---|---|---|---|---|---|---|---|"
 		for (d = 0; d <= 1; d++) for (i = 1; i <= n; i++) {
@@ -85,7 +86,7 @@ nvme_table() {
 			xn = medr(V, "nvme-nokeep,atomic" t, "nvme-nokeep,plain" t)
 			printf "| %s | %s | %s | %d | %d | **%.2f** | %d | %.2f | %.2f | %s |\n",
 				sz(s), d ? "yes" : "no", path[d "," s], p, a, x, an, xn,
-				r(x, xn), (qd == 1 && ((d "," s) in ml)) ? ml[d "," s] : "-"
+				r(x, xn), (qd == 1 && mainline(d "," s)) ? sprintf("%.2f", mainline(d "," s)) : "-"
 		}
 	}' "$m"
 }
@@ -188,14 +189,11 @@ paired_sw_table() {
 	awk -F, '
 	'"$AWK_LIB"'
 	BEGIN {
-		ml["0,16384"] = 0.18; ml["1,16384"] = 0.08
-		ml["0,65536"] = 0.17; ml["1,65536"] = 0.10
-		ml["0,4096"] = 0.99; ml["1,4096"] = 0.95
 		print "| device | size | ranges | O_DSYNC | path | plain writes/s | atomic writes/s | atomic/plain | 95 % interval | CPU µs/write plain / atomic | mainline on NVMe (§8) | against mainline |"
 		print "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	}
 	NR > 1 && $1 != "hw" && $4 == "plain" && $5 == "atomic" {
-		k = $8 "," $6; m = ($1 ~ /^nvme/ && (k in ml)) ? ml[k] : 0
+		m = $1 ~ /^nvme/ ? mainline($8 "," $6) : 0
 		printf "| %s | %s | %s | %s | %s | %.0f | %.0f | **%.3f** | %.3f .. %.3f | %.0f / %.0f | %s | %s |\n",
 			$1, sz($6), $3, $8 ? "yes" : "no", $2, $11, $12, $13, $14, $15, $16, $17,
 			m ? sprintf("%.2f", m) : "-", m ? sprintf("%.2fx", $13 / m) : "-"

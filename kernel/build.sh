@@ -4,6 +4,7 @@
 # shares with the guest as /lib/modules.
 #
 #   UNTORN_DEBUG=0  build without kernel/config/debug.config (separate dir)
+#   UNTORN_CCACHE   the compiler cache (default $UNTORN_CACHE/ccache)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 

@@ -168,7 +168,8 @@ static uint64_t run_queued(struct bench *b, enum mode m, int flags,
 static void run_slice(struct bench *b, enum mode m, double ms, struct tally *t)
 {
 	int flags = (m == ATOMIC ? RWF_ATOMIC : 0) | (b->dsync ? RWF_DSYNC : 0);
-	double t0 = ut_now_us(), c0 = ut_busy_us(), deadline = t0 + ms * 1e3;
+	/* CPU time read outside the timed window: /proc/stat is not free. */
+	double c0 = ut_busy_us(), t0 = ut_now_us(), deadline = t0 + ms * 1e3;
 	uint64_t pages = 0;
 
 	if ((m == PLAIN || m == ATOMIC) && b->qd > 1) {
@@ -184,22 +185,33 @@ static void run_slice(struct bench *b, enum mode m, double ms, struct tally *t)
 		} while (ut_now_us() < deadline);
 	}
 	t->us += ut_now_us() - t0;
-	t->cpu_us += ut_busy_us() - c0;
 	t->pages += pages;
+	t->cpu_us += ut_busy_us() - c0;
 }
 
+/* The tallies of the slice pairs @pick[0..n), or of pairs 0..n without one. */
+static struct tally sum_tallies(const struct tally *t, const unsigned int *pick,
+				unsigned int n)
+{
+	struct tally sum = { 0 };
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct tally *x = &t[pick ? pick[i] : i];
+
+		sum.pages += x->pages;
+		sum.us += x->us;
+		sum.cpu_us += x->cpu_us;
+	}
+	return sum;
+}
+
+/* B's pages per second over A's, pooled over the chosen slice pairs. */
 static double pooled_ratio(const struct tally *a, const struct tally *b,
 			   const unsigned int *pick, unsigned int n)
 {
-	double ap = 0, au = 0, bp = 0, bu = 0;
+	struct tally sa = sum_tallies(a, pick, n), sb = sum_tallies(b, pick, n);
 
-	for (unsigned int i = 0; i < n; i++) {
-		ap += a[pick[i]].pages;
-		au += a[pick[i]].us;
-		bp += b[pick[i]].pages;
-		bu += b[pick[i]].us;
-	}
-	return (bp / bu) / (ap / au);
+	return (sb.pages / sb.us) / (sa.pages / sa.us);
 }
 
 static void usage(void)
@@ -239,7 +251,7 @@ int main(int argc, char **argv)
 	struct bench b = { .span = 128ull << 20, .batch = 1, .seed = 1, .qd = 1 };
 	uint64_t secs = 10, slice_ms = 10, v, qd = 1;
 	int ma = -1, mb = -1, c, batched, dump = 0;
-	struct tally *ta, *tb, sa = { 0 }, sb = { 0 }, warm = { 0 };
+	struct tally *ta, *tb, sa, sb, warm = { 0 };
 	unsigned int pairs, i, *pick, boots = 2000;
 	double *r, lo, hi;
 
@@ -290,10 +302,9 @@ int main(int argc, char **argv)
 	    !slice_ms || !qd || qd > 256 || !b.batch || b.batch > 1024)
 		usage();
 	/* Batches are queue depth 1 and plain/atomic take no batch size. */
-	batched = ma >= DOUBLEWRITE || mb >= DOUBLEWRITE;
-	if ((batched && (qd > 1 || b.dsync)) ||
-	    (!batched && b.batch > 1) || (batched && (ma < DOUBLEWRITE ||
-						      mb < DOUBLEWRITE))) {
+	batched = ma >= DOUBLEWRITE;
+	if (batched != (mb >= DOUBLEWRITE) ||
+	    (batched ? qd > 1 || b.dsync : b.batch > 1)) {
 		fprintf(stderr, "abbench: compare plain/atomic (with --qd, "
 			"--dsync) or doublewrite/atomic-batch (with --batch), "
 			"not a mix\n");
@@ -347,16 +358,13 @@ int main(int argc, char **argv)
 			run_slice(&b, mb, slice_ms, &tb[i]);
 			run_slice(&b, ma, slice_ms, &ta[i]);
 		}
-		sa.pages += ta[i].pages;
-		sa.us += ta[i].us;
-		sa.cpu_us += ta[i].cpu_us;
-		sb.pages += tb[i].pages;
-		sb.us += tb[i].us;
-		sb.cpu_us += tb[i].cpu_us;
 		if (dump)
 			fprintf(stderr, "pair %u %.0f %.0f %.0f %.0f\n", i,
 				ta[i].pages, ta[i].us, tb[i].pages, tb[i].us);
 	}
+
+	sa = sum_tallies(ta, NULL, pairs);
+	sb = sum_tallies(tb, NULL, pairs);
 
 	/* Bootstrap over slice pairs: resample them, pool, take the ratio. */
 	for (unsigned int k = 0; k < boots; k++) {
@@ -372,7 +380,7 @@ int main(int argc, char **argv)
 	       mode_names[ma], mode_names[mb], (unsigned long long)b.bs, b.qd,
 	       b.dsync, (unsigned long long)b.batch, pairs,
 	       sa.pages / (sa.us / 1e6), sb.pages / (sb.us / 1e6),
-	       (sb.pages / sb.us) / (sa.pages / sa.us), lo, hi,
+	       pooled_ratio(ta, tb, NULL, pairs), lo, hi,
 	       sa.cpu_us / sa.pages, sb.cpu_us / sb.pages,
 	       (unsigned long long)slice_ms);
 	return 0;

@@ -43,60 +43,147 @@ static ssize_t write_pwritev2(int fd, const struct iovec *iov, int iovcnt,
 	return ret < 0 ? -errno : ret;
 }
 
-static ssize_t write_uring(int fd, const struct iovec *iov, int iovcnt,
-			   off_t off, int rwflags)
+/*
+ * Each thread has its own ring and AIO context: a ring is not to be shared
+ * between submitters, and a thread's writes must not reap another's.
+ */
+#define UT_IO_DEPTH 64
+static __thread struct io_uring ring;
+static __thread int ring_ready;
+static __thread aio_context_t aio_ctx;
+
+void ut_io_release(void)
 {
-	static struct io_uring ring;
-	static int ready;
-	struct io_uring_sqe *sqe;
+	if (ring_ready)
+		io_uring_queue_exit(&ring);
+	ring_ready = 0;
+	if (aio_ctx)
+		syscall(SYS_io_destroy, aio_ctx);
+	aio_ctx = 0;
+}
+
+static void fail_all(struct ut_wreq *reqs, unsigned int n, int err)
+{
+	for (unsigned int i = 0; i < n; i++)
+		reqs[i].res = err;
+}
+
+static int batch_uring(struct ut_wreq *reqs, unsigned int n)
+{
 	struct io_uring_cqe *cqe;
+	unsigned int i;
 	int ret;
 
-	if (!ready) {
-		ret = io_uring_queue_init(4, &ring, 0);
+	if (!ring_ready) {
+		ret = io_uring_queue_init(UT_IO_DEPTH, &ring, 0);
 		if (ret < 0)
 			return ret;
-		ready = 1;
+		ring_ready = 1;
 	}
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_writev2(sqe, fd, iov, iovcnt, off, rwflags);
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_writev2(sqe, reqs[i].fd, reqs[i].iov,
+				      reqs[i].iovcnt, reqs[i].off,
+				      reqs[i].rwflags);
+		io_uring_sqe_set_data64(sqe, i);
+	}
 	ret = io_uring_submit(&ring);
 	if (ret < 0)
 		return ret;
-	ret = io_uring_wait_cqe(&ring, &cqe);
-	if (ret < 0)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&ring, cqe);
-	return ret;
+	/* Short submission: reap what went in, fail the rest. */
+	for (i = n; i > (unsigned int)ret; i--)
+		reqs[i - 1].res = -EAGAIN;
+	for (i = 0; i < (unsigned int)ret; i++) {
+		int err = io_uring_wait_cqe(&ring, &cqe);
+
+		if (err < 0)
+			return err;
+		reqs[io_uring_cqe_get_data64(cqe)].res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	return 0;
 }
 
-static ssize_t write_aio(int fd, const struct iovec *iov, int iovcnt,
-			 off_t off, int rwflags)
+static int batch_aio(struct ut_wreq *reqs, unsigned int n)
 {
-	static aio_context_t ctx;
-	struct iocb cb, *cbs[1] = { &cb };
-	struct io_event ev;
-	long ret;
+	struct iocb cb[UT_IO_DEPTH], *cbs[UT_IO_DEPTH];
+	struct io_event ev[UT_IO_DEPTH];
+	long ret, got = 0, submitted;
+	unsigned int i;
 
-	if (!ctx && syscall(SYS_io_setup, 4, &ctx) < 0)
+	if (!aio_ctx && syscall(SYS_io_setup, UT_IO_DEPTH, &aio_ctx) < 0)
 		return -errno;
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = fd;
-	cb.aio_lio_opcode = IOCB_CMD_PWRITEV;
-	cb.aio_buf = (uintptr_t)iov;
-	cb.aio_nbytes = iovcnt;
-	cb.aio_offset = off;
-	cb.aio_rw_flags = rwflags;
-	ret = syscall(SYS_io_submit, ctx, 1, cbs);
-	if (ret < 0)
+	for (i = 0; i < n; i++) {
+		memset(&cb[i], 0, sizeof(cb[i]));
+		cb[i].aio_data = i;
+		cb[i].aio_fildes = reqs[i].fd;
+		cb[i].aio_lio_opcode = IOCB_CMD_PWRITEV;
+		cb[i].aio_buf = (uintptr_t)reqs[i].iov;
+		cb[i].aio_nbytes = reqs[i].iovcnt;
+		cb[i].aio_offset = reqs[i].off;
+		cb[i].aio_rw_flags = reqs[i].rwflags;
+		cbs[i] = &cb[i];
+	}
+	submitted = syscall(SYS_io_submit, aio_ctx, (long)n, cbs);
+	if (submitted < 0)
 		return -errno;
-	do {
-		ret = syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL);
-	} while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		return -errno;
-	return ev.res;
+	for (i = n; i > submitted; i--)
+		reqs[i - 1].res = -EAGAIN;
+	while (got < submitted) {
+		ret = syscall(SYS_io_getevents, aio_ctx, 1, submitted - got,
+			      ev, NULL);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -errno;
+		for (long k = 0; k < ret; k++)
+			reqs[ev[k].data].res = ev[k].res;
+		got += ret;
+	}
+	return 0;
+}
+
+int ut_writev_batch(enum ut_engine e, struct ut_wreq *reqs, unsigned int n)
+{
+	int err = 0;
+
+	if (n > UT_IO_DEPTH)
+		return -EINVAL;
+	switch (e) {
+	case UT_ENGINE_PWRITEV2:
+		for (unsigned int i = 0; i < n; i++) {
+			ssize_t ret = pwritev2(reqs[i].fd, reqs[i].iov,
+					       reqs[i].iovcnt, reqs[i].off,
+					       reqs[i].rwflags);
+
+			reqs[i].res = ret < 0 ? -errno : ret;
+		}
+		return 0;
+	case UT_ENGINE_URING:
+		err = batch_uring(reqs, n);
+		break;
+	case UT_ENGINE_AIO:
+		err = batch_aio(reqs, n);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	if (err)
+		fail_all(reqs, n, err);
+	return err;
+}
+
+static ssize_t write_one(enum ut_engine e, int fd, const struct iovec *iov,
+			 int iovcnt, off_t off, int rwflags)
+{
+	struct ut_wreq req = {
+		.fd = fd, .iov = iov, .iovcnt = iovcnt, .off = off,
+		.rwflags = rwflags,
+	};
+
+	ut_writev_batch(e, &req, 1);
+	return req.res;
 }
 
 ssize_t ut_writev(enum ut_engine e, int fd, const struct iovec *iov,
@@ -106,9 +193,8 @@ ssize_t ut_writev(enum ut_engine e, int fd, const struct iovec *iov,
 	case UT_ENGINE_PWRITEV2:
 		return write_pwritev2(fd, iov, iovcnt, off, rwflags);
 	case UT_ENGINE_URING:
-		return write_uring(fd, iov, iovcnt, off, rwflags);
 	case UT_ENGINE_AIO:
-		return write_aio(fd, iov, iovcnt, off, rwflags);
+		return write_one(e, fd, iov, iovcnt, off, rwflags);
 	default:
 		return -EINVAL;
 	}

@@ -32,6 +32,26 @@ int ut_engine_parse(const char *name, enum ut_engine *e);
 
 ssize_t ut_writev(enum ut_engine e, int fd, const struct iovec *iov,
 		  int iovcnt, off_t off, int rwflags);
+
+/*
+ * Several writes in flight at once (queue depth N, at most 64): io_uring
+ * and AIO submit them together and reap them in any order; pwritev2 issues
+ * them one after another. Each request's res gets its byte count or
+ * -errno. Returns 0, or -errno when the batch could not be submitted (then
+ * every res holds it). Rings and AIO contexts are per thread; a thread
+ * that used them calls ut_io_release() before it exits.
+ */
+struct ut_wreq {
+	int fd;
+	const struct iovec *iov;
+	int iovcnt;
+	off_t off;
+	int rwflags;
+	ssize_t res;
+};
+
+int ut_writev_batch(enum ut_engine e, struct ut_wreq *reqs, unsigned int n);
+void ut_io_release(void);
 ssize_t ut_pread(int fd, void *buf, size_t len, off_t off);
 
 #endif

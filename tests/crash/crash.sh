@@ -1,17 +1,18 @@
 #!/bin/bash
 # Power-cut torture, in the guest: for each configuration, a fresh tearblk
 # device with that configuration's geometry, N cuts under atomic writes
-# (torture), then M cuts under the same workload with plain writes (the
-# negative control, which must tear). Prints TAP lines and a table.
+# (torture), then its controls, each M cuts, which must find what they
+# were built to find. Prints TAP lines and a table.
 #
 #   tests/crash/crash.sh [--cuts N] [--control-cuts M] [--seed S] [CONFIG...]
 #
-# Defaults: N=20, M=max(20, N/10), S=1. Configurations: see CONFIGS below.
-# Every failure line carries the seed and the command that replays it.
+# Defaults: N=20, M=max(20, N/10), S a fresh random seed (printed).
+# Configurations: see CONFIGS below. Every failure line carries the seed
+# and the command that replays it.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/common.sh"
 
-cuts=20 control_cuts= seed=1
+cuts=20 control_cuts= seed=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cuts) cuts=$2; shift 2 ;;
@@ -22,31 +23,49 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$control_cuts" ] || control_cuts=$(( cuts / 10 > 20 ? cuts / 10 : 20 ))
+[ -n "$seed" ] || seed=0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 
-# name | tearblk geometry | fs | mkfs arguments | unit | torture options
+# name | tearblk geometry | fs | mkfs arguments | unit | torture options |
+# counters that must grow | controls
+#
 # The tearing granularity (lbs) is 512 bytes everywhere, so that a plain
 # write of even one 4 KiB block can tear. Hardware atomic limits decide
 # which XFS path a write takes: up to 64 KiB on the hardware configurations,
-# 4 KiB (below the 16 KiB unit) on xfs-sw, exactly the unit on xfs-hybrid
+# 4 KiB (below the unit) on the xfs-sw ones, exactly the unit on xfs-hybrid
 # (hardware when the mapping allows, software otherwise). With --snapshots
 # the workload reflinks the file now and then, so writes meet shared
 # extents and the hybrid switches paths under the cuts. With --punch the
 # workload punches a block out of a unit before writing it, so that the
 # write meets a hole next to written blocks (XFS: the software path;
-# ext4 bigalloc: the zero-and-allocate slow path). xfs-sw-keep is xfs-sw
-# without snapshots: a reflinked file keeps no staging, so only there do
-# the software writes keep the blocks they replace as the next write's
-# staging (patch 21) all through the run.
-CONFIGS='
-raw|lbs=512,awu_min=512,awu_max=64k|raw||16k
-xfs-hw|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=4096 -m reflink=0|4k
-xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k
-xfs-sw-keep|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--punch 4k
-xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k
-xfs-16k|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=16384 -m reflink=0|16k
-ext4|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096|4k
-ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k
-'
+# ext4 bigalloc: the zero-and-allocate slow path). The allocating layouts
+# start a cut from a sparse, a preallocated or an empty file, so that
+# every atomic write allocates (and past EOF grows i_size). xfs-sw-keep is
+# xfs-sw without snapshots and new files: a reflinked file keeps no
+# staging, so only there do the software writes keep the blocks they
+# replace as the next write's staging (patches 21-22) all through the run.
+# xfs-sw-64k and xfs-sw-1m stage units of many blocks (multi-extent
+# staging, the largest remap reservation; max_atomic_write= raises the
+# software limit to 1 MiB).
+#
+# Counters (torture --expect) must grow over the run, or the configuration
+# no longer takes the path it was built for. Controls: "tear" writes plain
+# units, which must tear; "floor" writes atomic units but only pretends to
+# fsync, so units older than their "fsync" must show; "lying" (raw only)
+# makes the disk ignore flushes, with the same expectation.
+alloc='--layouts written,holes,falloc,append'
+many='--threads 3 --qd 4 --engine mixed'
+CONFIGS="
+raw|lbs=512,awu_min=512,awu_max=64k|raw||16k|$many||tear,lying
+xfs-hw|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=4096 -m reflink=0|4k|$alloc|hw_writes|tear,floor
+xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k $alloc|sw_writes|tear
+xfs-sw-keep|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--punch 4k|sw_writes|tear,floor
+xfs-sw-64k|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|64k|--units 32 $alloc $many|sw_writes|tear
+xfs-sw-1m|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|1m|--units 8 --mount-opts max_atomic_write=1m --layouts written,holes|sw_writes|tear
+xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k $alloc $many|hw_writes,sw_writes|tear
+xfs-16k|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=16384 -m reflink=0|16k|$alloc|hw_writes|tear
+ext4|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096|4k|$alloc|hw_writes|tear
+ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k $alloc $many|hw_writes,fallback_mixed|tear
+"
 
 require_cmd torture mkfs.xfs mkfs.ext4 xfs_repair e2fsck
 require_module tearblk
@@ -69,112 +88,114 @@ new_tear_dev() {
 	return 1
 }
 
-# Which path each XFS atomic write took, from the xfs_atomic_write_path
-# tracepoint: "hw 1234, size 567" (reasons other than hw are the software
-# path's). The buffer is sized for a long run; an overrun is reported.
-trace=/sys/kernel/tracing
-path_event=$trace/events/xfs/xfs_atomic_write_path/enable
-paths_start() {
-	[ -w "$path_event" ] || return 0
-	echo 65536 > "$trace/buffer_size_kb"
-	echo 1 > "$path_event"
-	echo > "$trace/trace"
-}
-paths_stop() {
-	local overrun
-	[ -w "$path_event" ] || return 0
-	echo 0 > "$path_event"
-	sed -n 's/.*xfs_atomic_write_path:.* path \([a-z_]*\)$/\1/p' "$trace/trace" |
-		sort | uniq -c | awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }'
-	overrun=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' "$trace"/per_cpu/cpu*/stats)
-	[ "$overrun" = 0 ] || printf ' (trace overrun: %s events lost)' "$overrun"
-	echo > "$trace/trace"
-}
-
 # field NAME LINE: the value of NAME=... in a torture summary line.
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
 selected=("$@")
+replay_all="make crash CRASH_SEED=$seed CRASH_CUTS=$cuts"
+echo "# crash torture: seed $seed, $cuts cuts per configuration, $control_cuts per control"
+
+# control NAME KIND FIELD ARGS...: run torture ARGS as a control of KIND
+# and require FIELD (cuts that saw tears or stale units) in a quarter or
+# more of its cuts: a checker that never sees them is blind. Sets ctl.
+control() {
+	local name=$1 kind=$2 fld=$3 out rc sum n
+	shift 3
+	out=$(torture "$@" --cuts "$control_cuts" --name "$name-$kind" 2>&1)
+	rc=$?
+	sum=$(grep '^torture: ' <<<"$out" | tail -n 1)
+	n=$(field "$fld" "$sum")
+	ctl="$ctl${ctl:+, }$kind ${n:-?}/$control_cuts"
+	if [ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ $((n * 4)) -ge "$control_cuts" ]; then
+		t_ok "$name $kind control: ${fld%_cuts} units found in $n of $control_cuts cuts"
+	else
+		t_fail "$name $kind control: ${fld%_cuts} units in ${n:-?} of $control_cuts cuts (exit $rc): the check is blind to what this control makes; replay: $replay"
+		printf '%s\n' "$out" | grep -v '^torture: ' | tail -n 10 | t_diag
+	fi
+}
+
+# must_fail WHAT PATTERN SPEC ARGS...: torture on a new tearblk device of
+# geometry SPEC must fail, saying PATTERN. The checks the torture makes on
+# itself (limits, path counters, failing calls, work per cut) have teeth
+# only if a run built to trip each of them fails.
+must_fail() {
+	local what=$1 pattern=$2 dev out rc
+	dev=$(new_tear_dev "$3") || { t_fail "self-check $what: cannot create a tearblk device ($3)"; return; }
+	shift 3
+	out=$(torture --dev "$dev" --name "self-check" "$@" 2>&1)
+	rc=$?
+	if [ $rc = 1 ] && grep -q -- "$pattern" <<<"$out"; then
+		t_ok "self-check: torture fails $what"
+	else
+		t_fail "self-check: torture does not fail $what (exit $rc, wants \"$pattern\")"
+		printf '%s\n' "$out" | tail -n 10 | t_diag
+	fi
+}
+
+if [ ${#selected[@]} = 0 ] || printf '%s\n' "${selected[@]}" | grep -qx self-check; then
+	hw='lbs=512,awu_min=512,awu_max=64k'
+	must_fail "a unit beyond the filesystem's atomic limits" "lost the limits" \
+		"$hw" --fs xfs --mkfs "-m reflink=0" --unit 128k --cuts 1 --seed "$seed"
+	must_fail "a configuration whose writes skip the path it names" "no sw_writes counted" \
+		"$hw" --fs xfs --mkfs "-m reflink=0" --unit 4k --cuts 2 --expect sw_writes --seed "$seed"
+	# 32 MiB of 64 KiB clusters and a sparse 64 MiB file: the writes run
+	# out of space before the cut, which must count as failure.
+	must_fail "writes that fail before the cut (ENOSPC)" "failed before the cut" \
+		"size=32M,$hw" --fs ext4 --mkfs "-b 4096 -O bigalloc -C 65536" --unit 64k \
+		--units 1024 --layouts holes --cut-mode ops --min-writes 1000 --cuts 1 --seed "$seed"
+fi
+
 table=()
-while IFS='|' read -r name geom fs mkfs unit topts; do
+while IFS='|' read -r name geom fs mkfs unit topts expect controls; do
 	[ -n "$name" ] || continue
 	if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$name"; then
 		continue
 	fi
+	replay="$replay_all CRASH_CONFIGS=$name"
 	dev=$(new_tear_dev "$geom") || { t_fail "$name: cannot create a tearblk device ($geom)"; continue; }
-	args=(--dev "$dev" --fs "$fs" --unit "$unit" --seed "$seed" --name "$name")
+	args=(--dev "$dev" --fs "$fs" --unit "$unit" --seed "$seed")
 	[ -z "$mkfs" ] || args+=(--mkfs "$mkfs")
 	# shellcheck disable=SC2206
 	[ -z "$topts" ] || args+=($topts)
 	start=$(date +%s)
-	[ "$fs" != xfs ] || paths_start
-	out=$(torture "${args[@]}" --cuts "$cuts" 2>&1)
+	out=$(torture "${args[@]}" --name "$name" ${expect:+--expect "$expect"} --cuts "$cuts" 2>&1)
 	rc=$?
 	secs=$(( $(date +%s) - start ))
-	paths=-
-	[ "$fs" != xfs ] || paths=$(paths_stop)
 	sum=$(grep '^torture: ' <<<"$out" | tail -n 1)
-	if [ $rc = 77 ]; then
-		t_skip "$name" "${sum#*SKIP: }"
-		table+=("| $name | skipped: ${sum#*SKIP: } | | | | | | |")
-		continue
-	fi
 	torn=$(field torn "$sum") stale=$(field stale "$sum")
-	fsck=$(field fsck_failures "$sum") dtorn=$(field device_torn "$sum")
-	punches=$(field punches "$sum") pseen=$(field punch_seen "$sum")
+	fsck=$(field fsck_failures "$sum") errors=$(field errors "$sum")
+	writes=$(field writes "$sum") dtorn=$(field device_torn "$sum")
+	paths="-"
+	[ "$fs" = raw ] || paths="hw $(field hw_writes "$sum"), sw $(field sw_writes "$sum")"
+	[ "$fs" != ext4 ] || paths="hw $(field hw_writes "$sum"), slow $(field fallback_mixed "$sum")"
 	extra=
-	[ "${punches:-0}" = 0 ] || extra="; $punches punched holes, $pseen seen as the old version with the hole"
+	punches=$(field punches "$sum")
+	[ "${punches:-0}" = 0 ] || extra="; $punches punched holes, $(field punch_seen "$sum") seen as the old version with the hole"
 	[ "$(field snapshots "$sum")" = 0 ] || extra="$extra; $(field snapshots "$sum") reflink snapshots"
-	replay="tests/crash/crash.sh --cuts $cuts --seed $seed $name"
+	[ "$(field holes_cuts "$sum")$(field falloc_cuts "$sum")$(field append_cuts "$sum")" = 000 ] ||
+		extra="$extra; new files: $(field holes_cuts "$sum") sparse, $(field falloc_cuts "$sum") preallocated, $(field append_cuts "$sum") empty"
 	if [ $rc = 0 ] && [ -n "$torn" ]; then
-		t_ok "$name: $cuts cuts under RWF_ATOMIC: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; XFS paths: $paths$extra)"
+		t_ok "$name: $cuts cuts under RWF_ATOMIC, $writes writes: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; paths: $paths$extra)"
 	else
-		t_fail "$name: $cuts cuts under RWF_ATOMIC: torn ${torn:-?}, stale ${stale:-?}, fsck failures ${fsck:-?} (exit $rc); replay: $replay"
+		t_fail "$name: $cuts cuts under RWF_ATOMIC: torn ${torn:-?}, stale ${stale:-?}, fsck failures ${fsck:-?}, errors ${errors:-?} (exit $rc); replay: $replay"
 		printf '%s\n' "$out" | grep -v '^torture: ' | tail -n 60 | t_diag
 	fi
 
-	# The control drops --snapshots: a plain write to a shared extent
-	# goes out of place on XFS and cannot tear, which would only dilute
-	# the evidence that the checker sees tears.
+	# The tear control drops --snapshots: a plain write to a shared
+	# extent goes out of place on XFS and cannot tear, which would only
+	# dilute the evidence that the checker sees tears.
 	cargs=()
 	for a in "${args[@]}"; do [ "$a" = --snapshots ] || cargs+=("$a"); done
-	cout=$(torture "${cargs[@]}" --cuts "$control_cuts" --control 2>&1)
-	crc=$?
-	csum=$(grep '^torture: ' <<<"$cout" | tail -n 1)
-	ctorn=$(field torn_cuts "$csum")
-	# A checker that never sees a tear is broken: the control must tear
-	# in a clear share (a quarter or more) of its cuts.
-	if [ $crc = 0 ] && [ -n "$ctorn" ] && [ "$ctorn" -gt 0 ] &&
-	   [ $((ctorn * 4)) -ge "$control_cuts" ]; then
-		t_ok "$name control: plain writes torn in $ctorn of $control_cuts cuts"
-	else
-		t_fail "$name control: plain writes torn in ${ctorn:-?} of $control_cuts cuts (exit $crc): the checker does not see tears; replay: $replay"
-		printf '%s\n' "$cout" | tail -n 5 | t_diag
-	fi
-	# The floor check needs its own control: on the raw device, a disk
-	# that ignores flushes must show units older than their fsync.
-	if [ "$fs" = raw ]; then
-		echo 0 > "/sys/block/${dev##*/}/tear/honour_flush"
-		lout=$(torture "${args[@]}" --cuts "$control_cuts" --name "$name-lying" 2>&1)
-		echo 1 > "/sys/block/${dev##*/}/tear/honour_flush"
-		lsum=$(grep '^torture: ' <<<"$lout" | tail -n 1)
-		lstale=$(field stale_cuts "$lsum")
-		if [ -n "$lstale" ] && [ "$lstale" -gt 0 ] && [ $((lstale * 4)) -ge "$control_cuts" ]; then
-			t_ok "$name lying-disk control: units older than their fsync found in $lstale of $control_cuts cuts"
-		else
-			t_fail "$name lying-disk control: stale units in ${lstale:-?} of $control_cuts cuts: the floor check does not see lost durable data"
-			printf '%s\n' "$lout" | tail -n 5 | t_diag
-		fi
-		ctorn="$ctorn / $control_cuts (stale with lying flushes: ${lstale:-?} / $control_cuts)"
-	else
-		ctorn="$ctorn / $control_cuts"
-	fi
-	table+=("| $name | $cuts | ${torn:-?} | ${stale:-?} | ${fsck:-?} | $ctorn | $paths | ${secs}s |")
+	ctl=
+	case ",$controls," in *,tear,*) control "$name" tear torn_cuts "${cargs[@]}" --control ;; esac
+	case ",$controls," in *,floor,*) control "$name" floor stale_cuts "${args[@]}" --control-floor ;; esac
+	case ",$controls," in *,lying,*) control "$name" lying stale_cuts "${args[@]}" --control-lying ;; esac
+	table+=("| $name | $cuts | ${writes:-?} | $paths | ${torn:-?} | ${stale:-?} | ${fsck:-?} | ${errors:-?} | $ctl | ${secs}s |")
 done <<<"$CONFIGS"
 
-echo "# crash torture, seed $seed, kernel $(uname -r)"
-echo "# | configuration | cuts | torn units | stale units | fsck failures | control: cuts with tears | XFS write paths | time |"
-echo "# |---|---|---|---|---|---|---|---|"
+echo "# crash torture, seed $seed, kernel $(uname -r); replay: $replay_all"
+echo "# | configuration | cuts | atomic writes | paths | torn units | stale units | fsck failures | errors | controls: cuts that found it | time |"
+echo "# |---|---|---|---|---|---|---|---|---|---|"
 printf '# %s\n' "${table[@]}"
 modprobe -r tearblk 2>/dev/null
 dmesg -n "$console_level"

@@ -6,8 +6,12 @@
  *
  *   torture --dev DEV [--fs raw|xfs|ext4] [--mkfs 'ARGS'] [--mount-opts O]
  *           --unit BYTES [--units N] [--cuts N] [--seed S] [--ops N]
- *           [--cut-mode ops|timer|mixed] [--control] [--snapshots]
- *           [--punch BLOCK] [--name NAME]
+ *           [--cut-mode ops|timer|mixed] [--min-writes N]
+ *           [--layouts written,holes,falloc,append]
+ *           [--threads N] [--qd N] [--engine pwritev2|io_uring|libaio|mixed]
+ *           [--snapshots] [--punch BLOCK] [--expect COUNTER,...]
+ *           [--control | --control-floor | --control-lying] [--name NAME]
+ *           [--verbose]
  *
  * DEV is a tearblk device. With --fs the device is formatted once and the
  * units live in one file written with O_DIRECT; each cut is followed by a
@@ -20,24 +24,50 @@
  * find shared extents; with --punch BLOCK, one write in 8 first punches a
  * BLOCK-sized hole into its unit, so that it finds a hole next to written
  * blocks (a punched unit may also read as its old version with exactly that
- * block zeroed, until a later write of it is durable). A unit's "floor" is
- * its newest generation whose write finished and was then made durable (by
- * RWF_DSYNC or a later fdatasync returning success, which cannot happen
- * after the cut). After the cut a unit may hold its floor or any newer
- * generation written since; anything else is stale, a mix is torn.
+ * block zeroed, until a later write of it is durable). --threads N writers
+ * share the file, each owning every Nth unit, and each write call carries
+ * up to --qd units at once through --engine (mixed: a random engine per
+ * call). A unit's "floor" is its newest generation whose write finished
+ * and was then made durable (by RWF_DSYNC or a later fdatasync returning
+ * success, which cannot happen after the cut). After the cut a unit may
+ * hold its floor or any newer generation written since; anything else is
+ * stale, a mix is torn.
+ *
+ * --layouts picks, per cut, what the workload writes into: "written" goes
+ * on with the units of the cut before (overwrites); "holes" (a sparse
+ * file), "falloc" (a preallocated, unwritten file, as databases create
+ * their files) and "append" (an empty file that every write past EOF
+ * grows) start the cut from a new file, so that every atomic write
+ * allocates. A unit never made durable may then read as zeroes.
  *
  * The cut comes after a seeded number of operations (ops: the device sees
- * the same writes on a replay) or after a seeded delay from another thread
- * (timer: writes are in flight at the cut). Every cut's seed derives from
- * --seed and the cut number; the filesystem carries over from cut to cut,
- * so cut N is replayed by running the same command with --cuts N.
+ * the same writes on a replay, with one thread) or after a seeded delay
+ * from the main thread (timer: writes are in flight at the cut). Either
+ * way it waits until --min-writes (default 4) writes completed in this
+ * cut, so that no cut hits an idle device. Every cut's seed derives from
+ * --seed (random when not given, and printed) and the cut number; the
+ * filesystem carries over from cut to cut, so cut N is replayed by the
+ * command that a failure prints, which runs cuts 1..N again.
  *
- * Exit 77 (skip) when the target does not offer atomic writes of --unit:
- * statx must promise them before the run means anything.
+ * It is a failure, not a skip: when statx does not promise atomic writes
+ * of --unit (the geometry lost the limits the run was built for); when a
+ * write, fdatasync, snapshot or punch fails before the cut; when a cut
+ * completed fewer than --min-writes writes; and when a counter named by
+ * --expect (hw_writes, sw_writes, fallback_mixed from the filesystem's
+ * atomic_write sysfs directory) did not grow over the run.
+ *
+ * --control writes plain units: they must tear. --control-floor writes
+ * atomic units but only pretends to make them durable (no fdatasync, no
+ * RWF_DSYNC, the floor raised as if): units older than their "fsync" must
+ * show, or the stale check is blind. --control-lying makes the tearblk
+ * device ignore flushes and FUA for the run (honour_flush=0), a disk that
+ * lies: on the raw device, units older than their fsync must show.
  *
  * Last line: "torture: NAME cuts=N torn=T stale=S torn_cuts=.. stale_cuts=..
- * fsck_failures=F errors=E". Exit 0 when all of T, S, F and E are 0; with
- * --control, exit 0 when the run completed (tears are the point).
+ * fsck_failures=F errors=E writes=.. hw_writes=.. sw_writes=..
+ * fallback_mixed=.. ...". Exit 0 when all of T, S, F and E are 0; with a
+ * control, exit 0 when the run completed without errors (tears and stale
+ * units are the point).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -57,6 +88,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "awstats.h"
 #include "io.h"
 #include "pattern.h"
 #include "statx.h"
@@ -67,7 +99,21 @@
 
 enum fs_kind { FS_RAW, FS_XFS, FS_EXT4 };
 enum cut_mode { CUT_OPS, CUT_TIMER, CUT_MIXED };
+enum layout { L_WRITTEN, L_HOLES, L_FALLOC, L_APPEND, L_COUNT };
+#define ENGINE_MIXED UT_ENGINE_COUNT
+#define MAX_QD 16
 
+static const char *const layout_names[L_COUNT] = {
+	"written", "holes", "falloc", "append",
+};
+
+/* The counters of the atomic_write sysfs directory that say which path. */
+enum path_counter { PC_HW, PC_SW, PC_MIXED, PC_COUNT };
+static const char *const counter_names[PC_COUNT] = {
+	"hw_writes", "sw_writes", "fallback_mixed",
+};
+
+/* All of it under state_lock; the writes themselves are not. */
 struct unit_state {
 	uint64_t floor;		/* newest generation known durable */
 	uint64_t done;		/* newest generation whose write finished */
@@ -82,28 +128,39 @@ static struct {
 	enum fs_kind fs;
 	enum cut_mode cut_mode;
 	size_t unit;
-	unsigned int units, cuts, ops;
+	unsigned int units, cuts, ops, min_writes, threads, qd;
+	unsigned int engine;	/* an enum ut_engine, or ENGINE_MIXED */
+	unsigned int layouts;	/* mask of enum layout */
+	unsigned int expect;	/* mask of enum path_counter */
 	uint64_t seed;
 	int control;
+	int control_floor;
+	int control_lying;
 	int snapshots;
 	size_t punch;
 	int verbose;
+	int argc;
+	char **argv;
 } opt = {
 	.name = "torture", .mnt = "/mnt/torture", .cut_mode = CUT_MIXED,
-	.units = 64, .cuts = 10, .ops = 64, .seed = 1,
+	.units = 64, .cuts = 10, .ops = 64, .min_writes = 4, .threads = 1,
+	.qd = 1, .engine = UT_ENGINE_PWRITEV2, .layouts = 1 << L_WRITTEN,
 };
 
 static char tear_dir[256];
+static char aw_dir[256];
 static char path[512];
 static char snap_path[512];
 static struct unit_state *us;
 static uint64_t gen_counter;
-static void *buf;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
 	unsigned int torn, stale, torn_cuts, stale_cuts, fsck_failures, errors;
 	unsigned long long writes, syncs, snapshots, punches, punch_seen;
-	unsigned long long device_torn;
+	unsigned long long device_torn, zero_seen;
+	unsigned long long counters[PC_COUNT];
+	unsigned int layout_cuts[L_COUNT];
 } total;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -230,29 +287,41 @@ static void floor_raised(unsigned int u, uint64_t floor)
 	}
 }
 
-static ssize_t write_unit(int fd, unsigned int u, uint64_t gen, int flags)
+/* A control run: what the check finds is the point, not a failure. */
+static int is_control(void)
 {
-	struct iovec iov = { buf, opt.unit };
-
-	ut_pattern_fill(buf, opt.unit, u, gen, PATTERN_SEED);
-	return ut_writev(UT_ENGINE_PWRITEV2, fd, &iov, 1, (off_t)u * opt.unit,
-			 flags | (opt.control ? 0 : RWF_ATOMIC));
+	return opt.control || opt.control_floor || opt.control_lying;
 }
 
-/* Bring every unit to a known durable generation (after mkfs or damage). */
-static void rewrite_units(int fd, int only_damaged,
-			  const struct ut_unit_check *found)
+static int atomic_flag(void)
 {
-	unsigned int u;
+	return opt.control ? 0 : RWF_ATOMIC;
+}
+
+/*
+ * Bring every unit that holds no known version (a new filesystem, a new
+ * file, or damage found by the check) to a durable generation.
+ */
+static void rewrite_units(int fd, void *buf)
+{
+	struct iovec iov = { buf, opt.unit };
+	unsigned int u, n = 0;
 
 	for (u = 0; u < opt.units; u++) {
-		if (only_damaged && found[u].state == UT_UNIT_OK)
+		ssize_t ret;
+
+		if (us[u].done)
 			continue;
-		if (write_unit(fd, u, ++gen_counter, 0) != (ssize_t)opt.unit)
-			die("setup write of unit %u: %s", u, strerror(errno));
+		ut_pattern_fill(buf, opt.unit, u, ++gen_counter, PATTERN_SEED);
+		ret = ut_writev(UT_ENGINE_PWRITEV2, fd, &iov, 1,
+				(off_t)u * opt.unit, atomic_flag());
+		if (ret != (ssize_t)opt.unit)
+			die("setup write of unit %u: %s", u,
+			    ret < 0 ? strerror(-ret) : "short write");
 		us[u].issued = us[u].done = gen_counter;
+		n++;
 	}
-	if (fdatasync(fd))
+	if (n && fdatasync(fd))
 		die("setup fdatasync: %s", strerror(errno));
 	for (u = 0; u < opt.units; u++)
 		us[u].floor = us[u].done;
@@ -268,11 +337,10 @@ static int snapshot(int fd)
 	int sfd = open(snap_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
 
 	if (sfd < 0)
-		return -1;
+		return -errno;
 	if (ioctl(sfd, FICLONE, fd))
-		err = -1;
+		err = -errno;
 	close(sfd);
-	total.snapshots += !err;
 	return err;
 }
 
@@ -287,10 +355,12 @@ static int punch_block(int fd, unsigned int u, unsigned int k)
 {
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      (off_t)u * opt.unit + (off_t)k * opt.punch, opt.punch))
-		return -1;
+		return -errno;
+	pthread_mutex_lock(&state_lock);
 	us[u].punched = us[u].issued;
 	us[u].npunch++;
 	total.punches++;
+	pthread_mutex_unlock(&state_lock);
 	return 0;
 }
 
@@ -306,172 +376,410 @@ static int punch_shape(unsigned int u, const struct ut_unit_check *r)
 	       r->gen_min <= us[u].punched;
 }
 
-struct timer_arg {
-	useconds_t delay;
+/* One cut's workload, shared by its writer threads. */
+struct cut {
+	unsigned int no;
 	uint64_t seed;
-	int err;
-	int failed;		/* the cut failed: the workload must stop */
+	int fd;
+	int timer;
+	unsigned int nops;	/* ops mode: operations per thread */
+	int cut_started;	/* the cut is under way: failures expected */
+	int stop;
+	int running;		/* writer threads still going */
+	unsigned long long writes;	/* completed in this cut */
+	unsigned int errors;
 };
 
-static void *cut_after_delay(void *p)
-{
-	struct timer_arg *t = p;
+struct writer {
+	struct cut *c;
+	unsigned int tid;
+	unsigned long long writes;
+	void *bufs;		/* qd units */
+	pthread_t th;
+};
 
-	usleep(t->delay);
-	t->err = ut_tear_cut(tear_dir, t->seed);
-	if (t->err)
-		__atomic_store_n(&t->failed, 1, __ATOMIC_RELEASE);
+/*
+ * A call failed. After the cut has begun that is the cut's doing; before
+ * it, it is a kernel bug that would otherwise leave the cut an idle
+ * device: count it. Either way this writer stops. Returns 1.
+ */
+static int op_failed(struct cut *c, const char *what, int err)
+{
+	if (c->timer && __atomic_load_n(&c->cut_started, __ATOMIC_ACQUIRE))
+		return 1;
+	__atomic_fetch_add(&c->errors, 1, __ATOMIC_RELAXED);
+	printf("# FAIL cut %u: %s failed before the cut: %s\n", c->no, what,
+	       err > 0 ? strerror(err) : "short write");
+	return 1;
+}
+
+/* fdatasync, and raise the floor of every unit whose write finished before. */
+static int sync_op(struct cut *c)
+{
+	uint64_t snap[opt.units];
+	unsigned int u;
+
+	pthread_mutex_lock(&state_lock);
+	for (u = 0; u < opt.units; u++)
+		snap[u] = us[u].done;
+	pthread_mutex_unlock(&state_lock);
+	if (!opt.control_floor && fdatasync(c->fd))
+		return op_failed(c, "fdatasync", errno);
+	pthread_mutex_lock(&state_lock);
+	for (u = 0; u < opt.units; u++)
+		floor_raised(u, snap[u]);
+	total.syncs++;
+	pthread_mutex_unlock(&state_lock);
+	return 0;
+}
+
+/* The units writer TID owns: TID, TID + threads, ... */
+static unsigned int owned_units(unsigned int tid)
+{
+	return (opt.units - tid + opt.threads - 1) / opt.threads;
+}
+
+/*
+ * One write call of up to qd units that this writer owns, through the
+ * configured engine. With --punch, one unit in 8 first loses a block, so
+ * that the atomic write finds a hole next to written blocks.
+ */
+static int write_op(struct writer *w, uint64_t r)
+{
+	struct cut *c = w->c;
+	unsigned int own = owned_units(w->tid);
+	unsigned int n = 1 + (r >> 48) % (opt.qd < own ? opt.qd : own);
+	unsigned int first = (r >> 8) % own, i, engine = opt.engine;
+	int dsync = (r >> 40) % 8 == 0, flags = atomic_flag();
+	struct ut_wreq req[MAX_QD];
+	struct iovec iov[MAX_QD];
+	unsigned int unit[MAX_QD];
+	uint64_t gen[MAX_QD];
+	int err, failed = 0;
+
+	if (engine == ENGINE_MIXED)
+		engine = (r >> 56) % UT_ENGINE_COUNT;
+	if (dsync && !opt.control_floor)
+		flags |= RWF_DSYNC;
+	for (i = 0; i < n; i++) {
+		unit[i] = w->tid + ((first + i) % own) * opt.threads;
+		if (opt.punch && ((r >> 20) + i) % 8 == 3) {
+			err = punch_block(c->fd, unit[i],
+					  ((r >> 32) + i) % (opt.unit / opt.punch));
+			if (err)
+				return op_failed(c, "punch", -err);
+		}
+		pthread_mutex_lock(&state_lock);
+		gen[i] = ++gen_counter;
+		us[unit[i]].issued = gen[i];
+		pthread_mutex_unlock(&state_lock);
+		iov[i].iov_base = (char *)w->bufs + (size_t)i * opt.unit;
+		iov[i].iov_len = opt.unit;
+		ut_pattern_fill(iov[i].iov_base, opt.unit, unit[i], gen[i],
+				PATTERN_SEED);
+		req[i] = (struct ut_wreq){
+			.fd = c->fd, .iov = &iov[i], .iovcnt = 1,
+			.off = (off_t)unit[i] * opt.unit, .rwflags = flags,
+		};
+	}
+	ut_writev_batch(engine, req, n);
+	pthread_mutex_lock(&state_lock);
+	for (i = 0; i < n; i++) {
+		if (req[i].res != (ssize_t)opt.unit) {
+			failed = req[i].res < 0 ? (int)-req[i].res : -1;
+			continue;
+		}
+		us[unit[i]].done = gen[i];
+		if (dsync)
+			floor_raised(unit[i], gen[i]);
+		total.writes++;
+		w->writes++;
+		__atomic_fetch_add(&c->writes, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&state_lock);
+	if (failed) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s write", ut_engine_name(engine));
+		return op_failed(c, what, failed);
+	}
+	return 0;
+}
+
+static int one_op(struct writer *w, uint64_t *rng)
+{
+	uint64_t r = ut_rand(rng);
+	int err;
+
+	/*
+	 * fdatasync one time in 16, RWF_DSYNC one write in 8: enough
+	 * durability points to test the floor, few enough that most cuts
+	 * find unflushed writes (on a block device RWF_DSYNC flushes the
+	 * whole cache). The first writer takes the snapshots.
+	 */
+	if (opt.snapshots && w->tid == 0 && r % 64 == 1) {
+		err = snapshot(w->c->fd);
+		if (err)
+			return op_failed(w->c, "reflink snapshot", -err);
+		pthread_mutex_lock(&state_lock);
+		total.snapshots++;
+		pthread_mutex_unlock(&state_lock);
+		return 0;
+	}
+	if (r % 16 == 0)
+		return sync_op(w->c);
+	return write_op(w, r);
+}
+
+static void *writer_main(void *p)
+{
+	struct writer *w = p;
+	struct cut *c = w->c;
+	unsigned int per = (opt.min_writes + opt.threads - 1) / opt.threads;
+	uint64_t rng = c->seed ^ (0xd1b54a32d192ed03ULL * (w->tid + 1));
+	unsigned int op;
+
+	for (op = 0; !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE); op++) {
+		if (!c->timer && op >= c->nops && w->writes >= per)
+			break;
+		if (one_op(w, &rng))
+			break;
+	}
+	ut_io_release();
+	__atomic_fetch_sub(&c->running, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 /*
- * The workload up to the cut. In ops mode the cut comes from this thread
- * after *nops operations; in timer mode from another thread, and the first
- * failing call marks it. Returns the number of operations done.
+ * The workload up to the cut. In ops mode the writers stop after their
+ * operations and the cut follows; in timer mode the cut comes while they
+ * write, a seeded delay after the cut's first --min-writes writes.
  */
-static unsigned int workload(int fd, uint64_t *rng, uint64_t cut_seed,
-			     int timer, unsigned int nops)
+static void workload(struct cut *c, uint64_t *rng)
 {
-	struct timer_arg t = { .seed = cut_seed };
-	pthread_t th;
-	unsigned int op;
+	struct writer w[opt.threads];
+	unsigned int t;
 	int err;
 
-	if (timer) {
-		/* Somewhere within the time nops operations take. */
-		t.delay = 1000 + ut_rand(rng) % (nops * 2000 + 1);
-		if (pthread_create(&th, NULL, cut_after_delay, &t))
+	c->running = opt.threads;
+	for (t = 0; t < opt.threads; t++) {
+		w[t] = (struct writer){ .c = c, .tid = t };
+		w[t].bufs = ut_alloc_io((size_t)opt.qd * opt.unit);
+		if (!w[t].bufs)
+			die("out of memory");
+		if (pthread_create(&w[t].th, NULL, writer_main, &w[t]))
 			die("pthread_create failed");
-		nops = UINT32_MAX;
 	}
-	for (op = 0; op < nops; op++) {
-		uint64_t r = ut_rand(rng);
+	if (c->timer) {
+		/* Somewhere within the time nops operations take. */
+		useconds_t delay = 1000 + ut_rand(rng) % (c->nops * 2000 + 1);
 
-		if (timer && __atomic_load_n(&t.failed, __ATOMIC_ACQUIRE))
-			break;
-		/*
-		 * fdatasync one time in 16, RWF_DSYNC one write in 8: enough
-		 * durability points to test the floor, few enough that most
-		 * cuts find unflushed writes (on a block device RWF_DSYNC
-		 * flushes the whole cache).
-		 */
-		if (opt.snapshots && r % 64 == 1) {
-			if (snapshot(fd))
-				break;
-		} else if (r % 16 == 0) {
-			uint64_t snap[opt.units];
-			unsigned int u;
-
-			for (u = 0; u < opt.units; u++)
-				snap[u] = us[u].done;
-			if (fdatasync(fd))
-				break;
-			for (u = 0; u < opt.units; u++)
-				floor_raised(u, snap[u]);
-			total.syncs++;
-		} else {
-			unsigned int u = (r >> 8) % opt.units;
-			int dsync = (r >> 40) % 8 == 0;
-			uint64_t gen;
-
-			/*
-			 * With --punch, one write in 8 first punches a block
-			 * out of its unit, so that the atomic write finds a
-			 * hole next to written blocks.
-			 */
-			if (opt.punch && (r >> 20) % 8 == 3) {
-				if (punch_block(fd, u, (r >> 32) % (opt.unit / opt.punch)))
-					break;
-			}
-			gen = ++gen_counter;
-			us[u].issued = gen;
-			if (write_unit(fd, u, gen, dsync ? RWF_DSYNC : 0) !=
-			    (ssize_t)opt.unit)
-				break;
-			us[u].done = gen;
-			if (dsync)
-				floor_raised(u, gen);
-			total.writes++;
-		}
-	}
-	if (timer) {
-		pthread_join(th, NULL);
-		err = t.err;
+		while (__atomic_load_n(&c->writes, __ATOMIC_RELAXED) < opt.min_writes &&
+		       __atomic_load_n(&c->running, __ATOMIC_ACQUIRE) > 0)
+			usleep(200);
+		usleep(delay);
+		__atomic_store_n(&c->cut_started, 1, __ATOMIC_RELEASE);
+		err = ut_tear_cut(tear_dir, c->seed);
+		__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+		for (t = 0; t < opt.threads; t++)
+			pthread_join(w[t].th, NULL);
 	} else {
-		err = ut_tear_cut(tear_dir, cut_seed);
+		for (t = 0; t < opt.threads; t++)
+			pthread_join(w[t].th, NULL);
+		err = ut_tear_cut(tear_dir, c->seed);
 	}
+	for (t = 0; t < opt.threads; t++)
+		free(w[t].bufs);
 	if (err)
 		die("cut: %s", strerror(-err));
-	return op;
+	if (c->writes < opt.min_writes) {
+		c->errors++;
+		printf("# FAIL cut %u: %llu writes completed before the cut, not the %u asked for\n",
+		       c->no, c->writes, opt.min_writes);
+	}
+	total.errors += c->errors;
 }
 
-/* Read every unit back and judge it against what the workload knows. */
-static void check_units(int fd, unsigned int cut, uint64_t cut_seed,
-			struct ut_unit_check *found)
+/* The shell command that runs this torture again up to cut CUT. */
+static void print_replay(unsigned int cut)
+{
+	int i;
+
+	printf("#   replay: torture");
+	for (i = 1; i < opt.argc; i++) {
+		const char *a = opt.argv[i];
+
+		if (!strcmp(a, "--seed") || !strcmp(a, "--cuts")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(a, "--seed=", 7) || !strncmp(a, "--cuts=", 7))
+			continue;
+		if (strpbrk(a, " \t'\"$\\*?;&|<>()") || !*a) {
+			const char *p;
+
+			putchar(' ');
+			putchar('\'');
+			for (p = a; *p; p++) {
+				if (*p == '\'')
+					fputs("'\\''", stdout);
+				else
+					putchar(*p);
+			}
+			putchar('\'');
+		} else {
+			printf(" %s", a);
+		}
+	}
+	printf(" --seed %#" PRIx64 " --cuts %u%s\n", opt.seed, cut,
+	       opt.cut_mode == CUT_OPS && opt.threads == 1 ? "" :
+	       "  (timer cuts and several writers replay the sequence, not the timing)");
+}
+
+/*
+ * Read every unit back and judge it against what the workload knows. A
+ * unit past EOF reads as zeroes; one that reads as zeroes is fine only if
+ * none of its versions was made durable (a new file of an allocating
+ * layout). A unit in doubt is forgotten, so the next cut rewrites it.
+ */
+static void check_units(int fd, unsigned int cut, void *buf)
 {
 	unsigned int u, torn = 0, stale = 0;
 
 	for (u = 0; u < opt.units; u++) {
-		struct ut_unit_check *r = &found[u];
+		struct ut_unit_check r;
+		ssize_t n = ut_pread(fd, buf, opt.unit, (off_t)u * opt.unit);
 
-		if (ut_pread(fd, buf, opt.unit, (off_t)u * opt.unit) !=
-		    (ssize_t)opt.unit)
-			die("read of unit %u after the cut failed", u);
-		ut_pattern_check(buf, opt.unit, u, PATTERN_SEED, r);
-		if (punch_shape(u, r)) {
+		if (n < 0)
+			die("read of unit %u after the cut: %s", u, strerror(-n));
+		memset((char *)buf + n, 0, opt.unit - n);
+		ut_pattern_check(buf, opt.unit, u, PATTERN_SEED, &r);
+		if (punch_shape(u, &r)) {
 			total.punch_seen++;
-			r->state = UT_UNIT_CORRUPT;	/* rewrite it */
-		} else if (r->state == UT_UNIT_TORN || r->state == UT_UNIT_CORRUPT) {
+			memset(&us[u], 0, sizeof(us[u]));
+			continue;
+		}
+		if (r.state == UT_UNIT_TORN || r.state == UT_UNIT_CORRUPT) {
 			torn++;
 			if (torn <= 3)
 				printf("#   cut %u: unit %u %s: %u stamps of generations %" PRIu64
-				       "..%" PRIu64 ", %u zero, %u bad (floor %" PRIu64
+				       "..%" PRIu64 ", %u zero, %u bad, %zd bytes read (floor %" PRIu64
 				       ", newest issued %" PRIu64 ", %u punches pending, last at %" PRIu64 ")\n",
-				       cut, u, ut_unit_state_name(r->state),
-				       r->stamps_valid, r->gen_min, r->gen_max,
-				       r->stamps_zero, r->stamps_bad, us[u].floor,
+				       cut, u, ut_unit_state_name(r.state),
+				       r.stamps_valid, r.gen_min, r.gen_max,
+				       r.stamps_zero, r.stamps_bad, n, us[u].floor,
 				       us[u].issued, us[u].npunch, us[u].punched);
-		} else if (r->state == UT_UNIT_ZERO || r->gen < us[u].floor ||
-			   r->gen > us[u].issued) {
+			memset(&us[u], 0, sizeof(us[u]));
+		} else if (r.state == UT_UNIT_ZERO ? us[u].floor > 0 :
+			   r.gen < us[u].floor || r.gen > us[u].issued) {
 			stale++;
 			if (stale <= 3)
 				printf("#   cut %u: unit %u stale: holds %s generation %" PRIu64
 				       ", floor %" PRIu64 ", newest issued %" PRIu64 "\n",
-				       cut, u, ut_unit_state_name(r->state),
-				       r->state == UT_UNIT_OK ? r->gen : 0,
+				       cut, u, ut_unit_state_name(r.state),
+				       r.state == UT_UNIT_OK ? r.gen : 0,
 				       us[u].floor, us[u].issued);
-			r->state = UT_UNIT_CORRUPT;	/* rewrite it */
+			memset(&us[u], 0, sizeof(us[u]));
+		} else if (r.state == UT_UNIT_ZERO) {
+			total.zero_seen++;
+			memset(&us[u], 0, sizeof(us[u]));
 		} else {
-			us[u].floor = us[u].done = us[u].issued = r->gen;
+			us[u].floor = us[u].done = us[u].issued = r.gen;
+			us[u].punched = 0;
+			us[u].npunch = 0;
 		}
-		us[u].punched = 0;
-		us[u].npunch = 0;
 	}
 	total.torn += torn;
 	total.stale += stale;
 	total.torn_cuts += torn > 0;
 	total.stale_cuts += stale > 0;
-	if ((torn || stale) && !opt.control)
-		printf("# FAIL cut %u (seed %#" PRIx64 "): %u torn, %u stale; replay: torture %s--seed %#" PRIx64 " --cuts %u ...\n",
-		       cut, cut_seed, torn, stale, opt.control ? "--control " : "",
-		       opt.seed, cut);
+	if ((torn || stale) && !is_control()) {
+		printf("# FAIL cut %u: %u torn, %u stale\n", cut, torn, stale);
+		print_replay(cut);
+	}
 }
 
-static void one_cut(unsigned int cut)
+/*
+ * A new file for an allocating layout, made durable (with its directory
+ * entry) before the workload, so that the cut cannot take it back.
+ */
+static void new_file(enum layout l)
 {
-	uint64_t cut_seed = opt.seed ^ (0x9e3779b97f4a7c15ULL * cut);
-	uint64_t rng = cut_seed, v = 0;
-	struct ut_unit_check found[opt.units];
-	unsigned int nops, done;
-	int timer, fd, err;
+	off_t size = (off_t)opt.units * opt.unit;
+	int fd, dfd;
 
-	timer = opt.cut_mode == CUT_TIMER ||
-		(opt.cut_mode == CUT_MIXED && (ut_rand(&rng) & 1));
-	nops = 1 + ut_rand(&rng) % opt.ops;
-
-	fd = open_target();
-	done = workload(fd, &rng, cut_seed, timer, nops);
+	if (unlink(path) && errno != ENOENT)
+		die("unlink %s: %s", path, strerror(errno));
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	if (fd < 0)
+		die("create %s: %s", path, strerror(errno));
+	if (l == L_HOLES && ftruncate(fd, size))
+		die("ftruncate %s: %s", path, strerror(errno));
+	if (l == L_FALLOC && fallocate(fd, 0, 0, size))
+		die("fallocate %s: %s", path, strerror(errno));
+	if (fsync(fd))
+		die("fsync %s: %s", path, strerror(errno));
 	close(fd);
+	dfd = open(opt.mnt, O_RDONLY | O_DIRECTORY);
+	if (dfd < 0 || fsync(dfd))
+		die("fsync %s: %s", opt.mnt, strerror(errno));
+	close(dfd);
+	memset(us, 0, sizeof(*us) * opt.units);
+}
+
+static enum layout pick_layout(uint64_t *rng)
+{
+	unsigned int n = __builtin_popcount(opt.layouts), k, l;
+
+	k = ut_rand(rng) % n;
+	for (l = 0; l < L_COUNT; l++)
+		if ((opt.layouts & (1U << l)) && k-- == 0)
+			break;
+	return l;
+}
+
+/* The path counters of the mounted filesystem, 0 where it has none. */
+static void read_counters(uint64_t v[PC_COUNT])
+{
+	struct ut_awstats st;
+	int i;
+
+	memset(v, 0, sizeof(*v) * PC_COUNT);
+	if (opt.fs == FS_RAW)
+		return;
+	if (ut_awstats_read_dir(aw_dir, &st))
+		die("%s: %s", aw_dir, strerror(errno));
+	for (i = 0; i < PC_COUNT; i++)
+		ut_awstats_get(&st, counter_names[i], &v[i]);
+}
+
+static void one_cut(unsigned int no)
+{
+	struct cut c = { .no = no, .seed = opt.seed ^ (0x9e3779b97f4a7c15ULL * no) };
+	uint64_t rng = c.seed, v = 0, before[PC_COUNT], after[PC_COUNT];
+	enum layout layout;
+	void *buf = ut_alloc_io(opt.unit);
+	int err, i;
+
+	if (!buf)
+		die("out of memory");
+	c.timer = opt.cut_mode == CUT_TIMER ||
+		  (opt.cut_mode == CUT_MIXED && (ut_rand(&rng) & 1));
+	c.nops = 1 + ut_rand(&rng) % opt.ops;
+	layout = pick_layout(&rng);
+	total.layout_cuts[layout]++;
+	if (layout != L_WRITTEN)
+		new_file(layout);
+
+	c.fd = open_target();
+	if (layout == L_WRITTEN)
+		rewrite_units(c.fd, buf);
+	read_counters(before);
+	workload(&c, &rng);
+	read_counters(after);
+	for (i = 0; i < PC_COUNT; i++)
+		total.counters[i] += after[i] - before[i];
+	close(c.fd);
 	if (opt.fs != FS_RAW)
 		do_umount();
 	err = ut_tear_power_on(tear_dir);
@@ -480,34 +788,42 @@ static void one_cut(unsigned int cut)
 	ut_tear_read(tear_dir, "cut_torn", &v);
 	total.device_torn += v;
 	if (opt.verbose)
-		printf("#   cut %u: %s after %u ops, device tore %" PRIu64 " writes\n",
-		       cut, timer ? "timer" : "ops", done, v);
+		printf("#   cut %u: %s, %s, %llu writes (hw %" PRIu64 ", sw %" PRIu64
+		       "), device tore %" PRIu64 " writes\n",
+		       no, c.timer ? "timer" : "ops", layout_names[layout],
+		       c.writes, after[PC_HW] - before[PC_HW],
+		       after[PC_SW] - before[PC_SW], v);
 
 	if (opt.fs != FS_RAW && do_mount()) {
 		total.errors++;
-		printf("# FAIL cut %u: mount after the cut failed\n", cut);
+		printf("# FAIL cut %u: mount after the cut failed\n", no);
+		print_replay(no);
 		do_fsck();
 		die("cannot go on without a filesystem");
 	}
-	fd = open_target();
-	check_units(fd, cut, cut_seed, found);
+	c.fd = open_target();
+	check_units(c.fd, no, buf);
+	close(c.fd);
 	if (opt.fs != FS_RAW) {
-		close(fd);
 		do_umount();
 		if (do_fsck()) {
 			total.fsck_failures++;
-			printf("# FAIL cut %u (seed %#" PRIx64 "): fsck not clean\n",
-			       cut, cut_seed);
+			printf("# FAIL cut %u: fsck not clean\n", no);
+			print_replay(no);
 		}
 		if (do_mount())
 			die("mount after fsck failed");
-		fd = open_target();
 	}
-	rewrite_units(fd, 1, found);
-	close(fd);
+	if (c.errors)
+		print_replay(no);
+	free(buf);
 }
 
-/* A run whose writes the kernel would refuse proves nothing: skip it. */
+/*
+ * A run whose writes the kernel would refuse proves nothing, and a
+ * configuration built for these limits that no longer gets them is a
+ * regression: fail.
+ */
 static void require_atomic_unit(void)
 {
 	struct ut_statx stx;
@@ -518,12 +834,13 @@ static void require_atomic_unit(void)
 	if (!(stx.stx_mask & UT_STATX_WRITE_ATOMIC) ||
 	    stx.stx_atomic_write_unit_min > opt.unit ||
 	    stx.stx_atomic_write_unit_max < opt.unit) {
-		printf("torture: %s: SKIP: %s offers atomic writes of %u..%u bytes, not %zu\n",
-		       opt.name, path, stx.stx_atomic_write_unit_min,
+		printf("# FAIL: %s offers atomic writes of %u..%u bytes, not %zu: the configuration lost the limits it was built for\n",
+		       path, stx.stx_atomic_write_unit_min,
 		       stx.stx_atomic_write_unit_max, opt.unit);
+		printf("torture: %s cuts=0 errors=1\n", opt.name);
 		if (opt.fs != FS_RAW)
 			do_umount();
-		exit(77);
+		exit(1);
 	}
 }
 
@@ -532,9 +849,49 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: torture --dev DEV [--fs raw|xfs|ext4] [--mkfs 'ARGS'] [--mount-opts O]\n"
 		"               --unit BYTES [--units N] [--cuts N] [--seed S] [--ops N]\n"
-		"               [--cut-mode ops|timer|mixed] [--control] [--snapshots] [--punch BLOCK]\n"
-		"               [--name NAME] [--verbose]\n");
+		"               [--cut-mode ops|timer|mixed] [--min-writes N]\n"
+		"               [--layouts written,holes,falloc,append]\n"
+		"               [--threads N] [--qd N] [--engine pwritev2|io_uring|libaio|mixed]\n"
+		"               [--snapshots] [--punch BLOCK] [--expect hw_writes,sw_writes,fallback_mixed]\n"
+		"               [--control | --control-floor | --control-lying] [--name NAME]\n"
+		"               [--verbose]\n");
 	exit(2);
+}
+
+/* A comma-separated list of NAMES[] into a mask; dies on an unknown one. */
+static unsigned int parse_list(const char *what, const char *arg,
+			       const char *const names[], unsigned int n)
+{
+	char *copy = strdup(arg), *tok, *save;
+	unsigned int mask = 0, i;
+
+	if (!copy)
+		die("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < n && strcmp(tok, names[i]); i++)
+			;
+		if (i == n)
+			die("%s: unknown %s", what, tok);
+		mask |= 1U << i;
+	}
+	free(copy);
+	if (!mask)
+		die("%s: empty list", what);
+	return mask;
+}
+
+/* A positive number no larger than MAX; dies otherwise. */
+static unsigned int parse_count(const char *what, const char *arg,
+				unsigned int min, unsigned int max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max)
+		die("%s %s: a number from %u to %u", what, arg, min, max);
+	return v;
 }
 
 static void parse_args(int argc, char **argv)
@@ -550,22 +907,37 @@ static void parse_args(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "ops", required_argument, NULL, 'p' },
 		{ "cut-mode", required_argument, NULL, 'm' },
+		{ "min-writes", required_argument, NULL, 'W' },
+		{ "layouts", required_argument, NULL, 'L' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "qd", required_argument, NULL, 'Q' },
+		{ "engine", required_argument, NULL, 'E' },
+		{ "expect", required_argument, NULL, 'X' },
 		{ "control", no_argument, NULL, 'C' },
+		{ "control-floor", no_argument, NULL, 'F' },
+		{ "control-lying", no_argument, NULL, 'Y' },
 		{ "snapshots", no_argument, NULL, 'S' },
 		{ "punch", required_argument, NULL, 'P' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum ut_engine e;
+	int seeded = 0;
 	uint64_t v;
+	char *end;
 	int c;
 
+	opt.argc = argc;
+	opt.argv = argv;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': opt.dev = optarg; break;
 		case 'k': opt.mkfs_args = optarg; break;
 		case 'o': opt.mount_opts = optarg; break;
 		case 'C': opt.control = 1; break;
+		case 'F': opt.control_floor = 1; break;
+		case 'Y': opt.control_lying = 1; break;
 		case 'S': opt.snapshots = 1; break;
 		case 'P':
 			if (ut_parse_size(optarg, &v) || !ut_is_pow2(v) || v < 512)
@@ -582,17 +954,41 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(optarg, "ext4"))
 				opt.fs = FS_EXT4;
 			else
-				usage();
+				die("--fs %s: raw, xfs or ext4", optarg);
 			break;
 		case 'u':
-			if (ut_parse_size(optarg, &v) || !ut_is_pow2(v) || v < 512)
-				die("--unit %s: a power of two of at least 512", optarg);
+			if (ut_parse_size(optarg, &v) || !ut_is_pow2(v) || v < 512 ||
+			    v > (64U << 20))
+				die("--unit %s: a power of two from 512 to 64M", optarg);
 			opt.unit = v;
 			break;
-		case 'n': opt.units = strtoul(optarg, NULL, 0); break;
-		case 'c': opt.cuts = strtoul(optarg, NULL, 0); break;
-		case 'p': opt.ops = strtoul(optarg, NULL, 0); break;
-		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 'n': opt.units = parse_count("--units", optarg, 1, 1U << 20); break;
+		case 'c': opt.cuts = parse_count("--cuts", optarg, 0, 1U << 30); break;
+		case 'p': opt.ops = parse_count("--ops", optarg, 1, 1U << 20); break;
+		case 'W': opt.min_writes = parse_count("--min-writes", optarg, 1, 1U << 20); break;
+		case 'T': opt.threads = parse_count("--threads", optarg, 1, 64); break;
+		case 'Q': opt.qd = parse_count("--qd", optarg, 1, MAX_QD); break;
+		case 'L':
+			opt.layouts = parse_list("--layouts", optarg, layout_names, L_COUNT);
+			break;
+		case 'X':
+			opt.expect = parse_list("--expect", optarg, counter_names, PC_COUNT);
+			break;
+		case 'E':
+			if (!strcmp(optarg, "mixed"))
+				opt.engine = ENGINE_MIXED;
+			else if (ut_engine_parse(optarg, &e) == 0)
+				opt.engine = e;
+			else
+				die("--engine %s: pwritev2, io_uring, libaio or mixed", optarg);
+			break;
+		case 's':
+			errno = 0;
+			opt.seed = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end)
+				die("--seed %s: a number", optarg);
+			seeded = 1;
+			break;
 		case 'm':
 			if (!strcmp(optarg, "ops"))
 				opt.cut_mode = CUT_OPS;
@@ -601,24 +997,34 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(optarg, "mixed"))
 				opt.cut_mode = CUT_MIXED;
 			else
-				usage();
+				die("--cut-mode %s: ops, timer or mixed", optarg);
 			break;
 		default:
 			usage();
 		}
 	}
-	if (!opt.dev || !opt.unit || !opt.units || !opt.ops || optind != argc)
+	if (!opt.dev || !opt.unit || optind != argc)
 		usage();
+	if (!seeded && getrandom(&opt.seed, sizeof(opt.seed), 0) != sizeof(opt.seed))
+		die("getrandom: %s", strerror(errno));
 	if (opt.snapshots && opt.fs == FS_RAW)
 		die("--snapshots needs a filesystem with reflink");
 	if (opt.punch && (opt.fs == FS_RAW || opt.punch >= opt.unit))
 		die("--punch needs a filesystem and a block smaller than the unit");
+	if (opt.layouts != (1U << L_WRITTEN) && opt.fs == FS_RAW)
+		die("--layouts other than written need a filesystem");
+	if (opt.expect && opt.fs == FS_RAW)
+		die("--expect needs a filesystem with atomic_write counters");
+	if (opt.control + opt.control_floor + opt.control_lying > 1)
+		die("--control, --control-floor and --control-lying are different runs");
+	if (opt.threads > opt.units)
+		die("--threads %u: more writers than units", opt.threads);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned int cut;
-	int err, fd;
+	unsigned int cut, i;
+	int err, fd, bad = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
@@ -626,39 +1032,60 @@ int main(int argc, char **argv)
 	if (err)
 		die("%s is not a tearblk device: %s", opt.dev, strerror(-err));
 	us = calloc(opt.units, sizeof(*us));
-	buf = ut_alloc_io(opt.unit);
-	if (!us || !buf)
+	if (!us)
 		die("out of memory");
+	printf("# torture: %s, seed %#" PRIx64 "\n", opt.name, opt.seed);
+	if (opt.control_lying) {
+		err = ut_tear_write(tear_dir, "honour_flush", 0);
+		if (err)
+			die("%s: cannot make the disk ignore flushes: %s",
+			    opt.dev, strerror(-err));
+	}
 
 	if (opt.fs == FS_RAW) {
 		snprintf(path, sizeof(path), "%s", opt.dev);
 	} else {
+		const char *base = strrchr(opt.dev, '/');
+
 		mkdir(opt.mnt, 0755);
 		do_mkfs();
 		if (do_mount())
 			die("cannot mount the new filesystem");
 		snprintf(path, sizeof(path), "%s/units", opt.mnt);
 		snprintf(snap_path, sizeof(snap_path), "%s/snapshot", opt.mnt);
+		snprintf(aw_dir, sizeof(aw_dir), "/sys/fs/%s/%s/atomic_write",
+			 fs_name(), base ? base + 1 : opt.dev);
 	}
 	fd = open_target();
 	close(fd);
 	if (!opt.control)
 		require_atomic_unit();
-	fd = open_target();
-	rewrite_units(fd, 0, NULL);
-	close(fd);
 
 	for (cut = 1; cut <= opt.cuts; cut++)
 		one_cut(cut);
 	if (opt.fs != FS_RAW)
 		do_umount();
 
-	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu syncs=%llu snapshots=%llu punches=%llu punch_seen=%llu device_torn=%llu\n",
+	for (i = 0; i < PC_COUNT; i++) {
+		if (!(opt.expect & (1U << i)) || total.counters[i])
+			continue;
+		printf("# FAIL: no %s counted in %u cuts: the configuration no longer takes the path it was built for\n",
+		       counter_names[i], opt.cuts);
+		bad = 1;
+	}
+	total.errors += bad;
+	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu hw_writes=%llu sw_writes=%llu fallback_mixed=%llu syncs=%llu snapshots=%llu punches=%llu punch_seen=%llu zero_seen=%llu",
 	       opt.name, opt.cuts, total.torn, total.stale, total.torn_cuts,
 	       total.stale_cuts, total.fsck_failures, total.errors,
-	       total.writes, total.syncs, total.snapshots, total.punches,
-	       total.punch_seen, total.device_torn);
-	if (opt.control)
+	       total.writes, total.counters[PC_HW], total.counters[PC_SW],
+	       total.counters[PC_MIXED], total.syncs, total.snapshots,
+	       total.punches, total.punch_seen, total.zero_seen);
+	for (i = 0; i < L_COUNT; i++)
+		printf(" %s_cuts=%u", layout_names[i], total.layout_cuts[i]);
+	printf(" device_torn=%llu seed=%#" PRIx64 "\n", total.device_torn, opt.seed);
+	if (opt.control_lying && ut_tear_write(tear_dir, "honour_flush", 1))
+		die("cannot make %s honour flushes again", opt.dev);
+	if (is_control())
 		return total.errors ? 1 : 0;
 	return total.torn || total.stale || total.fsck_failures || total.errors;
 }

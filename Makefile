@@ -4,6 +4,7 @@
 #   make test      run the whole test suite (host unit tests + VM suite)
 #   make vm CMD=.. run a command line in the guest (no CMD: a shell)
 #   make crash     power-cut torture per configuration (CRASH_CUTS=N cuts)
+#   make fsx-soak  the operation tester at length (FSX_OPS, FSX_ROUNDS per config)
 #   make bench     the benchmark report (markdown, CSV, PNG) under $UNTORN_CACHE/bench
 
 include versions.env
@@ -18,12 +19,12 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
 BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi \
-	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/dwbench \
+	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/atomic-fsx $(BUILD)/bin/dwbench \
 	    $(BUILD)/bin/abbench
 UNITS    := $(BUILD)/unit/unit
 
 .PHONY: all build deps kernel image vm test unit demo clean \
-	export-patches bisect-check checkpatch crash bench
+	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS)
 
@@ -76,6 +77,13 @@ CRASH_CUTS ?= 100
 CRASH_SEED ?=
 crash: build kernel image
 	tests/crash/run.sh --cuts $(CRASH_CUTS) $(if $(CRASH_SEED),--seed $(CRASH_SEED)) $(CRASH_CONFIGS)
+
+# The fs/atomic-fsx case with long runs: FSX_OPS operations and FSX_ROUNDS
+# threaded rounds per filesystem configuration, a fresh seed each.
+FSX_OPS    ?= 100000
+FSX_ROUNDS ?= 300
+fsx-soak: build kernel image
+	UNTORN_VM_TIMEOUT=172800 vm/run.sh "UNTORN_FSX_OPS=$(FSX_OPS) UNTORN_FSX_ROUNDS=$(FSX_ROUNDS) UNTORN_CASE_TIMEOUT=172800 tests/guest-run.sh fs/atomic-fsx"
 
 bench: build image
 	benches/run.sh

@@ -68,7 +68,7 @@ fi
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem"
 	-display none -monitor none -no-reboot -nodefaults
 	-kernel "$kernel"
-	-append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/sbin/untorn-init panic=-1 oops=panic hung_task_panic=0 untorn_top=$UNTORN_TOP loglevel=7 $clockargs"
+	-append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/sbin/untorn-init panic=-1 oops=panic hung_task_panic=0 untorn_top=$UNTORN_TOP untorn_cpus=$cpus loglevel=7 $clockargs"
 	-drive "file=$img,if=none,id=root,format=raw,snapshot=on"
 	-device virtio-blk-pci,drive=root,serial=untorn-root
 	-drive "file=$rundir/plain.img,if=none,id=plain,format=raw,cache=unsafe"

@@ -11,13 +11,12 @@
  * i_size ends where it must.
  *
  *   atomic-file-check [--name NAME] [--unit SIZE] [--min SIZE] [--max SIZE]
- *                     [--quick] [--no-page-cache] DIR
+ *                     [--quick] DIR
  *
  * Without --unit every power of two from the file's statx unit_min to its
  * unit_max (or from --min and to --max, within those) is tried; --quick
  * uses pwritev2 alone and no sync variants. The shared layout is skipped
- * when the filesystem cannot reflink, the two dirty page cache layouts with
- * --no-page-cache.
+ * when the filesystem cannot reflink.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,7 +41,6 @@ static char path[4096];
 static char donor_path[4200];
 static char why[512];
 static int no_reflink;	/* FICLONE failed: the shared layout is skipped */
-static int no_page_cache;	/* --no-page-cache */
 static int quick;		/* --quick */
 
 /* Record why a check failed, for the diagnostic under its TAP line. */
@@ -302,20 +300,9 @@ static int one_case(enum layout l, enum ut_engine e, size_t len, size_t blksz,
 	return ok;
 }
 
-static int skipped(enum layout l)
-{
-	return no_page_cache && (l == DIRTY_WRITTEN || l == DELALLOC);
-}
-
 static void report(int ok, const char *how, enum layout l, uint64_t min,
 		   uint64_t max)
 {
-	if (skipped(l)) {
-		printf("ok - %s: %s: atomic write %s # SKIP --no-page-cache\n",
-		       ut_tap_prefix, how, layout_names[l]);
-		fflush(stdout);
-		return;
-	}
 	if (!ok && l == SHARED && no_reflink) {
 		printf("ok - %s: %s: atomic write %s # SKIP %s\n", ut_tap_prefix,
 		       how, layout_names[l], why);
@@ -335,7 +322,6 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'N' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "max", required_argument, NULL, 'm' },
-		{ "no-page-cache", no_argument, NULL, 'P' },
 		{ "min", required_argument, NULL, 'n' },
 		{ "quick", no_argument, NULL, 'Q' },
 		{ 0 }
@@ -359,7 +345,6 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'P': no_page_cache = 1; break;
 		case 'Q': quick = 1; break;
 		case 'n':
 			if (ut_parse_size(optarg, &floor) || !ut_is_pow2(floor)) {
@@ -377,7 +362,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: atomic-file-check [--name N] [--unit SIZE] [--min SIZE] [--max SIZE] [--quick] [--no-page-cache] DIR\n");
+		fprintf(stderr, "usage: atomic-file-check [--name N] [--unit SIZE] [--min SIZE] [--max SIZE] [--quick] DIR\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/atomic-file-check.%d", argv[optind], getpid());
@@ -414,7 +399,7 @@ int main(int argc, char **argv)
 			int ok = 1;
 
 			why[0] = '\0';
-			for (uint64_t len = min; ok && !skipped(l) && len <= max; len <<= 1)
+			for (uint64_t len = min; ok && len <= max; len <<= 1)
 				ok = one_case(l, e, len, blksz, 0, 0);
 			report(ok, ut_engine_name(e), l, min, max);
 		}
@@ -424,7 +409,7 @@ int main(int argc, char **argv)
 			int ok = 1;
 
 			why[0] = '\0';
-			for (uint64_t len = min; ok && !skipped(l) && len <= max; len <<= 1)
+			for (uint64_t len = min; ok && len <= max; len <<= 1)
 				ok = one_case(l, UT_ENGINE_PWRITEV2, len, blksz,
 					      syncs[s].oflags, syncs[s].rwflags);
 			report(ok, syncs[s].what, l, min, max);

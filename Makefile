@@ -19,7 +19,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
 BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi \
-	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/atomic-fsx $(BUILD)/bin/dwbench \
+	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/atomic-fsx $(BUILD)/bin/atomic-refuse $(BUILD)/bin/dwbench \
 	    $(BUILD)/bin/abbench
 UNITS    := $(BUILD)/unit/unit
 

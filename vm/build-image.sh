@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/../kernel/common.sh"
 
 # Run-time needs of the tests, tools and benchmarks in the guest.
-PACKAGES=xfsprogs,e2fsprogs,fio,kmod,procps,util-linux,strace,psmisc
+PACKAGES=xfsprogs,e2fsprogs,fio,kmod,procps,util-linux,fdisk,strace,psmisc
 
 inputs=("$0" "$UNTORN_TOP/vm/untorn-init")
 hash=$( (cat "${inputs[@]}"; echo "$GUEST_SUITE $GUEST_MIRROR $PACKAGES") |

@@ -608,6 +608,11 @@ static void corrupt_sequence(void)
 			die("control write: %s", strerror(errno));
 	}
 	opt.control = CTL_NONE;		/* once */
+	/*
+	 * Checked at once: the next operation could overwrite the byte, and
+	 * the control would prove nothing.
+	 */
+	check_file(&f1, oplog[(oplog_n - 1) % LOG_MAX]);
 }
 
 static void run_sequence(void)

@@ -91,3 +91,40 @@ int ut_read_line(const char *dir, const char *name, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
+
+int ut_parse_list(const char *arg, const char *const names[], unsigned int n,
+		  unsigned int *mask, char *bad, size_t badlen)
+{
+	char *copy = strdup(arg), *tok, *save;
+	unsigned int i;
+
+	if (!copy)
+		return -ENOMEM;
+	*mask = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < n && strcmp(tok, names[i]); i++)
+			;
+		if (i == n) {
+			snprintf(bad, badlen, "%s", tok);
+			free(copy);
+			return -EINVAL;
+		}
+		*mask |= 1U << i;
+	}
+	free(copy);
+	return 0;
+}
+
+int ut_parse_uint(const char *arg, unsigned int min, unsigned int max,
+		  unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

@@ -58,10 +58,10 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "awstats.h"
+#include "devinfo.h"
 #include "io.h"
 #include "pattern.h"
 #include "statx.h"
@@ -958,31 +958,13 @@ static void open_file(struct mfile *f, const char *path)
 		die("out of memory");
 }
 
-/* The atomic_write directory of the filesystem that holds PATH. */
+/* The atomic_write directory of the filesystem that holds PATH, or "". */
 static void find_counters(const char *path)
 {
-	struct stat st;
-	char link[PATH_MAX], target[PATH_MAX];
-	const char *fs;
-	ssize_t n;
-	int i;
+	struct ut_devinfo dev;
 
-	if (stat(path, &st))
-		return;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev),
-		 minor(st.st_dev));
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return;
-	target[n] = 0;
-	for (i = 0; i < 2; i++) {
-		fs = i ? "ext4" : "xfs";
-		snprintf(aw_dir, sizeof(aw_dir), "/sys/fs/%s/%s/atomic_write", fs,
-			 strrchr(target, '/') + 1);
-		if (access(aw_dir, F_OK) == 0)
-			return;
-	}
-	aw_dir[0] = 0;
+	if (ut_devinfo(path, &dev) || ut_awstats_dir(&dev, aw_dir, sizeof(aw_dir)))
+		aw_dir[0] = 0;
 }
 
 static void read_counters(uint64_t v[PC_COUNT])
@@ -1000,31 +982,23 @@ static void read_counters(uint64_t v[PC_COUNT])
 static unsigned int parse_list(const char *what, const char *arg,
 			       const char *const names[], unsigned int n)
 {
-	char *copy = strdup(arg), *tok, *save;
-	unsigned int mask = 0, i;
+	unsigned int mask;
+	char bad[64];
+	int err = ut_parse_list(arg, names, n, &mask, bad, sizeof(bad));
 
-	if (!copy)
+	if (err == -ENOMEM)
 		die("out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n && strcmp(tok, names[i]); i++)
-			;
-		if (i == n)
-			die("%s: unknown %s", what, tok);
-		mask |= 1U << i;
-	}
-	free(copy);
+	if (err)
+		die("%s: unknown %s", what, bad);
 	return mask;
 }
 
 static unsigned int parse_count(const char *what, const char *arg,
 				unsigned int min, unsigned int max)
 {
-	char *end;
-	unsigned long v;
+	unsigned int v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || end == arg || *end || v < min || v > max)
+	if (ut_parse_uint(arg, min, max, &v))
 		die("%s %s: a number from %u to %u", what, arg, min, max);
 	return v;
 }

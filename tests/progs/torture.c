@@ -862,19 +862,14 @@ static void usage(void)
 static unsigned int parse_list(const char *what, const char *arg,
 			       const char *const names[], unsigned int n)
 {
-	char *copy = strdup(arg), *tok, *save;
-	unsigned int mask = 0, i;
+	unsigned int mask;
+	char bad[64];
+	int err = ut_parse_list(arg, names, n, &mask, bad, sizeof(bad));
 
-	if (!copy)
+	if (err == -ENOMEM)
 		die("out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n && strcmp(tok, names[i]); i++)
-			;
-		if (i == n)
-			die("%s: unknown %s", what, tok);
-		mask |= 1U << i;
-	}
-	free(copy);
+	if (err)
+		die("%s: unknown %s", what, bad);
 	if (!mask)
 		die("%s: empty list", what);
 	return mask;
@@ -884,12 +879,9 @@ static unsigned int parse_list(const char *what, const char *arg,
 static unsigned int parse_count(const char *what, const char *arg,
 				unsigned int min, unsigned int max)
 {
-	char *end;
-	unsigned long v;
+	unsigned int v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || end == arg || *end || v < min || v > max)
+	if (ut_parse_uint(arg, min, max, &v))
 		die("%s %s: a number from %u to %u", what, arg, min, max);
 	return v;
 }

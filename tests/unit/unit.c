@@ -59,6 +59,21 @@ static void test_sizes(void)
 	CHECK(ut_is_pow2(4096) && !ut_is_pow2(12288) && !ut_is_pow2(0), "is_pow2");
 }
 
+static void test_lists(void)
+{
+	static const char *const names[] = { "hw_writes", "sw_writes", "fallback_mixed" };
+	unsigned int mask = 0, v = 0;
+	char bad[16] = "";
+
+	CHECK(ut_parse_list("sw_writes,hw_writes", names, 3, &mask, bad, sizeof(bad)) == 0 &&
+	      mask == 3, "parse_list: two names -> mask %#x", mask);
+	CHECK(ut_parse_list("hw_writes,nope", names, 3, &mask, bad, sizeof(bad)) == -EINVAL &&
+	      !strcmp(bad, "nope"), "parse_list: an unknown name is named (%s)", bad);
+	CHECK(ut_parse_uint("16", 1, 16, &v) == 0 && v == 16, "parse_uint 16 in 1..16");
+	CHECK(ut_parse_uint("17", 1, 16, &v) == -EINVAL, "parse_uint 17 beyond 16");
+	CHECK(ut_parse_uint("4x", 1, 16, &v) == -EINVAL, "parse_uint 4x");
+}
+
 static void test_pattern(void)
 {
 	const size_t len = 16384;
@@ -188,6 +203,7 @@ int main(void)
 {
 	test_crc32c();
 	test_sizes();
+	test_lists();
 	test_pattern();
 	test_engines();
 	test_awstats();

@@ -3,7 +3,7 @@
  * tear-check - show that a tearblk device tears and drops what it should and
  * nothing else, over many seeded power cuts.
  *
- *   tear-check [--cuts N] [--unit BYTES] [--seed S] DEV
+ *   tear-check [--cuts N] [--unit BYTES] [--seed S] [--zeroes] DEV
  *
  * DEV is a tearblk device with atomic writes of BYTES (default 64 KiB) and
  * logical blocks smaller than BYTES. Each cut round writes five units and
@@ -14,6 +14,12 @@
  *   unit 3: rewritten and then flushed      -> new
  * (units 2 and 3 first: their flushes must not cover units 0 and 1)
  *   unit 4: untouched                       -> old
+ * With --zeroes (a device created with discard=1,write_zeroes=1) three more:
+ *   unit 5: discarded (BLKDISCARD)          -> old, zeroes or torn
+ *   unit 6: zeroed (BLKZEROOUT)             -> old, zeroes or torn
+ *   unit 7: discarded, then flushed         -> zeroes
+ * where torn is the old version with some blocks zeroed, and units 5 and 6
+ * must read as zeroes at once, before the cut.
  * Over all cuts unit 0 must tear in a clear share, unit 1 must survive
  * and vanish each in a clear share, the others never deviate; the device's
  * counters agree; the same seed replays the same image; with flushes
@@ -24,6 +30,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +44,16 @@
 #include "tear.h"
 #include "util.h"
 
-#define NUNITS 5
+#define NUNITS 8
 #define SEED_PATTERN 0x7ea5
 
 static const char *dev;
 static char dir[256];
 static size_t unit = 65536;
 static void *buf;
+static int zeroes;	/* --zeroes: units 5-7 are discarded or zeroed */
+static int nunits = 5;
+static unsigned int zero_not_visible;
 
 static int open_dev(void)
 {
@@ -66,6 +77,32 @@ static int write_unit(int fd, int u, uint64_t gen, int flags)
 	return 0;
 }
 
+/* Discard (BLKDISCARD) or zero (BLKZEROOUT) unit U through the device. */
+static int zero_unit(int fd, int u, unsigned long req)
+{
+	uint64_t range[2] = { (uint64_t)u * unit, unit };
+
+	if (ioctl(fd, req, range)) {
+		ut_diag("%s of unit %d: %s", req == BLKDISCARD ? "BLKDISCARD" :
+			"BLKZEROOUT", u, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Zeroes are visible at once, before anything makes them durable. */
+static void check_zero_visible(int fd, int u)
+{
+	struct ut_unit_check r;
+
+	if (ut_pread(fd, buf, unit, (off_t)u * unit) != (ssize_t)unit) {
+		zero_not_visible++;
+		return;
+	}
+	ut_pattern_check(buf, unit, u, SEED_PATTERN, &r);
+	zero_not_visible += r.state != UT_UNIT_ZERO;
+}
+
 /*
  * One round: durable base generation GEN, the five writes, a cut with SEED,
  * power on. States of the units after the cut go to RES; the CRC of the
@@ -78,7 +115,7 @@ static int cut_round(uint64_t gen, uint64_t seed, struct ut_unit_check *res,
 
 	if (fd < 0)
 		return -1;
-	for (u = 0; u < NUNITS; u++)
+	for (u = 0; u < nunits; u++)
 		if (write_unit(fd, u, gen, 0))
 			goto fail;
 	if (fdatasync(fd))
@@ -87,11 +124,18 @@ static int cut_round(uint64_t gen, uint64_t seed, struct ut_unit_check *res,
 	 * Flushes come first: fdatasync, and RWF_DSYNC on a block device
 	 * (FUA, then a cache flush), must not cover the writes after them.
 	 */
-	if (write_unit(fd, 3, gen + 1, 0) || fdatasync(fd) ||
+	if ((zeroes && zero_unit(fd, 7, BLKDISCARD)) ||
+	    write_unit(fd, 3, gen + 1, 0) || fdatasync(fd) ||
 	    write_unit(fd, 2, gen + 1, RWF_DSYNC) ||
 	    write_unit(fd, 0, gen + 1, 0) ||
 	    write_unit(fd, 1, gen + 1, RWF_ATOMIC))
 		goto fail;
+	if (zeroes) {
+		if (zero_unit(fd, 5, BLKDISCARD) || zero_unit(fd, 6, BLKZEROOUT))
+			goto fail;
+		check_zero_visible(fd, 5);
+		check_zero_visible(fd, 6);
+	}
 	err = ut_tear_cut(dir, seed);
 	if (err) {
 		ut_diag("cut: %s", strerror(-err));
@@ -107,7 +151,7 @@ static int cut_round(uint64_t gen, uint64_t seed, struct ut_unit_check *res,
 	if (fd < 0)
 		return -1;
 	*image_crc = 0;
-	for (u = 0; u < NUNITS; u++) {
+	for (u = 0; u < nunits; u++) {
 		if (ut_pread(fd, buf, unit, (off_t)u * unit) != (ssize_t)unit)
 			goto fail;
 		ut_pattern_check(buf, unit, u, SEED_PATTERN, &res[u]);
@@ -125,15 +169,84 @@ static int is_gen(const struct ut_unit_check *r, uint64_t gen)
 	return r->state == UT_UNIT_OK && r->gen == gen;
 }
 
+/*
+ * A discarded or zeroed unit after the cut: 0 zeroes, 1 the old version,
+ * 2 the old version with some blocks zeroed, -1 anything else.
+ */
+static int zeroed_state(const struct ut_unit_check *r, uint64_t gen)
+{
+	if (r->state == UT_UNIT_ZERO)
+		return 0;
+	if (is_gen(r, gen))
+		return 1;
+	if (r->state == UT_UNIT_TORN && r->stamps_bad == 0 && r->stamps_zero &&
+	    r->stamps_valid && r->gen_min == gen && r->gen_max == gen)
+		return 2;
+	return -1;
+}
+
+/* What units 5-7 showed over the cuts: [unit 5 or 6][zeroes, old, torn]. */
+struct zero_tally {
+	unsigned int seen[2][3];
+	unsigned int bad[2];
+	unsigned int flushed_lost;
+	uint64_t discards, write_zeroes;
+};
+
+static void tally_zeroes(struct zero_tally *z, const struct ut_unit_check *res,
+			 uint64_t gen)
+{
+	int u, st;
+
+	for (u = 5; u <= 6; u++) {
+		st = zeroed_state(&res[u], gen);
+		if (st < 0)
+			z->bad[u - 5]++;
+		else
+			z->seen[u - 5][st]++;
+	}
+	z->flushed_lost += res[7].state != UT_UNIT_ZERO;
+}
+
+static void report_zeroes(const struct zero_tally *z, unsigned int cuts)
+{
+	static const char *const what[2] = { "a discard", "a write-zeroes" };
+	int i;
+
+	ut_tap(zero_not_visible == 0,
+	       "discarded and zeroed units read as zeroes before the cut (%u did not)",
+	       zero_not_visible);
+	for (i = 0; i < 2; i++) {
+		ut_diag("%s: zeroes %u, old %u, torn %u", what[i], z->seen[i][0],
+			z->seen[i][1], z->seen[i][2]);
+		ut_tap(z->bad[i] == 0, "%s leaves old data, zeroes or a mix, nothing else (%u other)",
+		       what[i], z->bad[i]);
+		ut_tap(z->seen[i][2] >= cuts / 4,
+		       "an unflushed %s tears in a clear share of cuts (%u of %u)",
+		       what[i] + 2, z->seen[i][2], cuts);
+		ut_tap(z->seen[i][0] > 0 && z->seen[i][1] > 0,
+		       "an unflushed %s also survives or vanishes whole", what[i] + 2);
+	}
+	ut_tap(z->flushed_lost == 0, "a flushed discard always survives (%u lost)",
+	       z->flushed_lost);
+	ut_tap(z->discards >= 2 * (uint64_t)cuts && z->write_zeroes >= cuts,
+	       "the device counted the discards (%llu) and write-zeroes (%llu) as such",
+	       (unsigned long long)z->discards, (unsigned long long)z->write_zeroes);
+}
+
 static void check_cuts(unsigned int cuts, uint64_t seed)
 {
 	unsigned int torn0 = 0, new0 = 0, old0 = 0, new1 = 0, old1 = 0;
 	unsigned int bad[NUNITS] = { 0 }, i;
 	uint64_t before = 0, after = 0, dev_torn = 0, t;
+	uint64_t dis0 = 0, wz0 = 0;
 	struct ut_unit_check res[NUNITS];
+	struct zero_tally z = { 0 };
 	uint32_t crc;
 
 	ut_tear_read(dir, "atomic", &before);
+	ut_tear_read(dir, "discards", &dis0);
+	ut_tear_read(dir, "write_zeroes", &wz0);
 	for (i = 0; i < cuts; i++) {
 		uint64_t gen = 10 + 2 * (uint64_t)i;
 
@@ -158,10 +271,16 @@ static void check_cuts(unsigned int cuts, uint64_t seed)
 		bad[2] += !is_gen(&res[2], gen + 1);
 		bad[3] += !is_gen(&res[3], gen + 1);
 		bad[4] += !is_gen(&res[4], gen);
+		if (zeroes)
+			tally_zeroes(&z, res, gen);
 		if (!ut_tear_read(dir, "cut_torn", &t))
 			dev_torn += t;
 	}
 	ut_tear_read(dir, "atomic", &after);
+	ut_tear_read(dir, "discards", &z.discards);
+	ut_tear_read(dir, "write_zeroes", &z.write_zeroes);
+	z.discards -= dis0;
+	z.write_zeroes -= wz0;
 
 	ut_diag("%u cuts: plain write new %u, old %u, torn %u; atomic write new %u, old %u",
 		cuts, new0, old0, torn0, new1, old1);
@@ -178,8 +297,12 @@ static void check_cuts(unsigned int cuts, uint64_t seed)
 	ut_tap(bad[4] == 0, "an untouched unit never changes (%u changed)", bad[4]);
 	ut_tap(after - before == cuts, "the device counted one atomic write per round (%llu)",
 	       (unsigned long long)(after - before));
-	ut_tap(dev_torn == torn0, "the device's cut_torn matches the tears seen (%llu vs %u)",
-	       (unsigned long long)dev_torn, torn0);
+	ut_tap(dev_torn == torn0 + (zeroes ? z.seen[0][2] + z.seen[1][2] : 0),
+	       "the device's cut_torn matches the tears seen (%llu vs %u)",
+	       (unsigned long long)dev_torn,
+	       torn0 + (zeroes ? z.seen[0][2] + z.seen[1][2] : 0));
+	if (zeroes)
+		report_zeroes(&z, cuts);
 }
 
 static void check_replay(uint64_t seed)
@@ -267,6 +390,7 @@ int main(int argc, char **argv)
 		{ "cuts", required_argument, NULL, 'c' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "zeroes", no_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int cuts = 200;
@@ -289,13 +413,17 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'z':
+			zeroes = 1;
+			nunits = NUNITS;
+			break;
 		default:
-			fprintf(stderr, "usage: tear-check [--cuts N] [--unit BYTES] [--seed S] DEV\n");
+			fprintf(stderr, "usage: tear-check [--cuts N] [--unit BYTES] [--seed S] [--zeroes] DEV\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || cuts < 8) {
-		fprintf(stderr, "usage: tear-check [--cuts N>=8] [--unit BYTES] [--seed S] DEV\n");
+		fprintf(stderr, "usage: tear-check [--cuts N>=8] [--unit BYTES] [--seed S] [--zeroes] DEV\n");
 		return 2;
 	}
 	dev = argv[optind];

@@ -23,7 +23,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 	    $(BUILD)/bin/abbench
 UNITS    := $(BUILD)/unit/unit
 
-.PHONY: all build deps kernel image vm test unit demo clean \
+.PHONY: fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS)
@@ -84,6 +84,12 @@ FSX_OPS    ?= 100000
 FSX_ROUNDS ?= 300
 fsx-soak: build kernel image
 	UNTORN_VM_TIMEOUT=172800 vm/run.sh "UNTORN_FSX_OPS=$(FSX_OPS) UNTORN_FSX_ROUNDS=$(FSX_ROUNDS) UNTORN_CASE_TIMEOUT=172800 tests/guest-run.sh fs/atomic-fsx"
+
+# The same tester under the KASAN kernel (kernel/config/kasan.config, built
+# side by side in its own directory; the first build takes about 15 min).
+fsx-kasan: build image
+	UNTORN_KASAN=1 kernel/build.sh
+	UNTORN_KASAN=1 UNTORN_VM_MEM=4096 UNTORN_VM_TIMEOUT=172800 vm/run.sh "UNTORN_FSX_OPS=$(FSX_OPS) UNTORN_FSX_ROUNDS=$(FSX_ROUNDS) UNTORN_CASE_TIMEOUT=172800 tests/guest-run.sh fs/atomic-fsx"
 
 bench: build image
 	benches/run.sh

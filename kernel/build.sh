@@ -4,6 +4,7 @@
 # shares with the guest as /lib/modules.
 #
 #   UNTORN_DEBUG=0  build without kernel/config/debug.config (separate dir)
+#   UNTORN_KASAN=1  build with debug.config and kasan.config (separate dir)
 #   UNTORN_CCACHE   the compiler cache (default $UNTORN_CACHE/ccache)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -11,8 +12,11 @@ set -euo pipefail
 "$UNTORN_TOP/kernel/prepare-tree.sh"
 
 frags=("$UNTORN_TOP/kernel/config/base.config")
-if [ "${UNTORN_DEBUG:-1}" = 1 ]; then
+if [ "${UNTORN_DEBUG:-1}" = 1 ] || [ "${UNTORN_KASAN:-0}" = 1 ]; then
 	frags+=("$UNTORN_TOP/kernel/config/debug.config")
+fi
+if [ "${UNTORN_KASAN:-0}" = 1 ]; then
+	frags+=("$UNTORN_TOP/kernel/config/kasan.config")
 fi
 export CCACHE_DIR=${UNTORN_CCACHE:-$UNTORN_CACHE/ccache}
 mkdir -p "$KBUILD" "$CCACHE_DIR"

@@ -7,9 +7,12 @@ UNTORN_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 UNTORN_CACHE=${UNTORN_CACHE:-/var/tmp/untorn-cache}
 KSRC=${KSRC:-$UNTORN_CACHE/linux-$KERNEL_SERIES}
-# UNTORN_DEBUG=0 selects a kernel without kernel/config/debug.config, built
-# and used side by side with the default debug kernel.
-if [ "${UNTORN_DEBUG:-1}" = 1 ]; then
+# UNTORN_DEBUG=0 selects a kernel without kernel/config/debug.config, and
+# UNTORN_KASAN=1 the debug kernel plus kernel/config/kasan.config; each is
+# built and used side by side with the default debug kernel.
+if [ "${UNTORN_KASAN:-0}" = 1 ]; then
+	kvariant=-kasan
+elif [ "${UNTORN_DEBUG:-1}" = 1 ]; then
 	kvariant=""
 else
 	kvariant=-nodebug

@@ -28,6 +28,24 @@ done
 # name | tearblk geometry | fs | mkfs arguments | unit | torture options |
 # counters that must grow | controls
 #
+# The geometry is the data device's; ";log=SPEC" and ";rt=SPEC" add an
+# external log and a realtime device (XFS), each its own tearblk device,
+# all cut together. Every device offers discard and write-zeroes as an
+# NVMe namespace does ($nvme), so that mkfs, online discard (-o discard)
+# and ext4's zero-out take their real paths; xfs-hybrid also has an atomic
+# boundary equal to its unit, so that a hardware write the filesystem maps
+# across it is refused (and fails the run) instead of silently passing.
+# --recovery-cuts cuts the power again during the mount that replays the
+# log in one cut of two. The XFS configurations with it have 4 KiB sectors
+# (lbs=4096), so that a metadata block cannot tear: XFS (mainline as well)
+# cannot recover a 4 KiB metadata block that log recovery rewrote and the
+# disk tore at 512 bytes, because the next recovery trusts the block's new
+# header and skips its replay (the mount fails with EBADMSG). That is a
+# property of XFS on a disk that tears sectors, not of atomic writes, and a
+# self-check uses it to show that the second cuts do land in recovery.
+# Their 16 KiB units still tear at 4 KiB for the controls. xfs-rt keeps
+# 512-byte sectors on the realtime device, where its 4 KiB units live.
+#
 # The tearing granularity (lbs) is 512 bytes everywhere, so that a plain
 # write of even one 4 KiB block can tear. Hardware atomic limits decide
 # which XFS path a write takes: up to 64 KiB on the hardware configurations,
@@ -54,17 +72,22 @@ done
 # makes the disk ignore flushes, with the same expectation.
 alloc='--layouts written,holes,falloc,append'
 many='--threads 3 --qd 4 --engine mixed'
+recut=--recovery-cuts
+nvme=discard=1,write_zeroes=1
+log="log=size=64M,lbs=512,$nvme"
 CONFIGS="
-raw|lbs=512,awu_min=512,awu_max=64k|raw||16k|$many||tear,lying
-xfs-hw|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=4096 -m reflink=0|4k|$alloc|hw_writes|tear,floor
-xfs-sw|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k $alloc|sw_writes|tear
-xfs-sw-keep|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|16k|--punch 4k|sw_writes|tear,floor
-xfs-sw-64k|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|64k|--units 32 $alloc $many|sw_writes|tear
-xfs-sw-1m|lbs=512,awu_min=512,awu_max=4k|xfs|-b size=4096 -m reflink=1|1m|--units 8 --mount-opts max_atomic_write=1m --layouts written,holes|sw_writes|tear
-xfs-hybrid|lbs=512,awu_min=512,awu_max=16k|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k $alloc $many|hw_writes,sw_writes|tear
-xfs-16k|lbs=512,awu_min=512,awu_max=64k|xfs|-b size=16384 -m reflink=0|16k|$alloc|hw_writes|tear
-ext4|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096|4k|$alloc|hw_writes|tear
-ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k $alloc $many|hw_writes,fallback_mixed|tear
+raw|lbs=512,awu_min=512,awu_max=64k,$nvme|raw||16k|$many||tear,lying
+xfs-hw|lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=4096 -m reflink=0|4k|$alloc|hw_writes|tear,floor
+xfs-sw|lbs=4096,awu_min=4096,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k --mount-opts discard $recut $alloc|sw_writes|tear
+xfs-sw-keep|lbs=512,awu_min=512,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|16k|--punch 4k|sw_writes|tear,floor
+xfs-sw-64k|lbs=512,awu_min=512,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|64k|--units 32 $alloc $many|sw_writes|tear
+xfs-sw-1m|lbs=512,awu_min=512,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|1m|--units 8 --mount-opts max_atomic_write=1m --layouts written,holes|sw_writes|tear
+xfs-hybrid|lbs=4096,awu_min=4096,awu_max=16k,boundary=16k,$nvme|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k --mount-opts discard $recut $alloc $many|hw_writes,sw_writes|tear
+xfs-16k|lbs=512,awu_min=512,awu_max=64k,boundary=64k,$nvme|xfs|-b size=16384 -m reflink=0|16k|$alloc|hw_writes|tear
+xfs-extlog|lbs=4096,awu_min=4096,awu_max=16k,$nvme;$log|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k --mount-opts discard $recut $alloc|hw_writes,sw_writes|tear,floor
+xfs-rt|lbs=4096,$nvme;$log;rt=lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=4096 -m reflink=0 -d rtinherit=1|4k|$recut $alloc|hw_writes|tear
+ext4|lbs=512,awu_min=512,awu_max=64k,$nvme|ext4|-b 4096|4k|$alloc|hw_writes|tear
+ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k,boundary=64k,$nvme|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k --mount-opts discard $recut $alloc $many|hw_writes,fallback_mixed|tear
 "
 
 require_cmd torture mkfs.xfs mkfs.ext4 xfs_repair e2fsck
@@ -140,6 +163,11 @@ if [ ${#selected[@]} = 0 ] || printf '%s\n' "${selected[@]}" | grep -qx self-che
 		"$hw" --fs xfs --mkfs "-m reflink=0" --unit 4k --cuts 2 --expect sw_writes --seed "$seed"
 	# 32 MiB of 64 KiB clusters and a sparse 64 MiB file: the writes run
 	# out of space before the cut, which must count as failure.
+	# 512-byte sectors under XFS metadata: a second cut in recovery must
+	# sooner or later tear a block that recovery wrote (see above).
+	must_fail "second cuts that tear what XFS log recovery writes" "mount after the cut failed" \
+		"lbs=512,awu_min=512,awu_max=16k,discard=1,write_zeroes=1" --fs xfs --mkfs "-m reflink=1" \
+		--unit 16k --punch 4k --snapshots --recovery-cuts --cuts 40 --seed "$seed"
 	must_fail "writes that fail before the cut (ENOSPC)" "failed before the cut" \
 		"size=32M,$hw" --fs ext4 --mkfs "-b 4096 -O bigalloc -C 65536" --unit 64k \
 		--units 1024 --layouts holes --cut-mode ops --min-writes 1000 --cuts 1 --seed "$seed"
@@ -152,8 +180,14 @@ while IFS='|' read -r name geom fs mkfs unit topts expect controls; do
 		continue
 	fi
 	replay="$replay_all CRASH_CONFIGS=$name"
-	dev=$(new_tear_dev "$geom") || { t_fail "$name: cannot create a tearblk device ($geom)"; continue; }
+	IFS=';' read -r -a specs <<<"$geom"
+	dev=$(new_tear_dev "${specs[0]}") || { t_fail "$name: cannot create a tearblk device (${specs[0]})"; continue; }
 	args=(--dev "$dev" --fs "$fs" --unit "$unit" --seed "$seed")
+	for spec in "${specs[@]:1}"; do
+		role=${spec%%=*}
+		d=$(new_tear_dev "${spec#*=}") || { t_fail "$name: cannot create a tearblk $role device (${spec#*=})"; continue 2; }
+		args+=("--${role}dev" "$d")
+	done
 	[ -z "$mkfs" ] || args+=(--mkfs "$mkfs")
 	# shellcheck disable=SC2206
 	[ -z "$topts" ] || args+=($topts)
@@ -174,6 +208,11 @@ while IFS='|' read -r name geom fs mkfs unit topts expect controls; do
 	[ "$(field snapshots "$sum")" = 0 ] || extra="$extra; $(field snapshots "$sum") reflink snapshots"
 	[ "$(field holes_cuts "$sum")$(field falloc_cuts "$sum")$(field append_cuts "$sum")" = 000 ] ||
 		extra="$extra; new files: $(field holes_cuts "$sum") sparse, $(field falloc_cuts "$sum") preallocated, $(field append_cuts "$sum") empty"
+	recov=-
+	if [ "$(field recovery_cuts "$sum")" != 0 ] && [ -n "$(field recovery_cuts "$sum")" ]; then
+		recov="$(field recovery_interrupted "$sum")/$(field recovery_cuts "$sum")"
+		extra="$extra; second cuts: $recov during the recovery mount, $(field recovery_lost "$sum") recovery writes unflushed at them"
+	fi
 	if [ $rc = 0 ] && [ -n "$torn" ]; then
 		t_ok "$name: $cuts cuts under RWF_ATOMIC, $writes writes: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; paths: $paths$extra)"
 	else
@@ -190,12 +229,12 @@ while IFS='|' read -r name geom fs mkfs unit topts expect controls; do
 	case ",$controls," in *,tear,*) control "$name" tear torn_cuts "${cargs[@]}" --control ;; esac
 	case ",$controls," in *,floor,*) control "$name" floor stale_cuts "${args[@]}" --control-floor ;; esac
 	case ",$controls," in *,lying,*) control "$name" lying stale_cuts "${args[@]}" --control-lying ;; esac
-	table+=("| $name | $cuts | ${writes:-?} | $paths | ${torn:-?} | ${stale:-?} | ${fsck:-?} | ${errors:-?} | $ctl | ${secs}s |")
+	table+=("| $name | $cuts | ${writes:-?} | $paths | $recov | ${torn:-?} | ${stale:-?} | ${fsck:-?} | ${errors:-?} | $ctl | ${secs}s |")
 done <<<"$CONFIGS"
 
 echo "# crash torture, seed $seed, kernel $(uname -r); replay: $replay_all"
-echo "# | configuration | cuts | atomic writes | paths | torn units | stale units | fsck failures | errors | controls: cuts that found it | time |"
-echo "# |---|---|---|---|---|---|---|---|---|---|"
+echo "# | configuration | cuts | atomic writes | paths | second cuts in recovery | torn units | stale units | fsck failures | errors | controls: cuts that found it | time |"
+echo "# |---|---|---|---|---|---|---|---|---|---|---|"
 printf '# %s\n' "${table[@]}"
 modprobe -r tearblk 2>/dev/null
 dmesg -n "$console_level"

@@ -368,7 +368,7 @@ static void check_power_off(void)
 	err = ut_tear_cut(dir, 1);
 	ut_tap(err == 0, "cut");
 	n = ut_pread(fd, buf, unit, 0);
-	ut_tap(n == -EIO, "a read after the cut fails with EIO (%zd)", n);
+	ut_tap(n == -ENODEV, "a read after the cut fails with ENODEV, the disk gone (%zd)", n);
 	err = ut_tear_cut(dir, 1);
 	ut_tap(err == -EBUSY, "a second cut is refused with EBUSY (%d)", err);
 	err = ut_tear_power_on(dir);

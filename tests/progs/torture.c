@@ -10,6 +10,7 @@
  *           [--layouts written,holes,falloc,append]
  *           [--threads N] [--qd N] [--engine pwritev2|io_uring|libaio|mixed]
  *           [--snapshots] [--punch BLOCK] [--expect COUNTER,...]
+ *           [--logdev DEV] [--rtdev DEV] [--recovery-cuts]
  *           [--control | --control-floor | --control-lying] [--name NAME]
  *           [--verbose]
  *
@@ -17,6 +18,15 @@
  * units live in one file written with O_DIRECT; each cut is followed by a
  * mount (log recovery), the check, an unmount, fsck (xfs_repair -n or
  * e2fsck -fn) and a mount to go on. Without it the units are the device.
+ *
+ * --logdev and --rtdev (XFS) put the log and the realtime section on their
+ * own tearblk devices; a cut cuts all of them, in a seeded order, as a
+ * machine's disks lose power one after another. With --rtdev the file
+ * must be a realtime file (mkfs -d rtinherit=1). --recovery-cuts cuts the
+ * power a second time in one cut of two, as the data device takes a seeded
+ * one of the writes of the mount that replays the log (tearblk's
+ * cut_after_writes, so a replay lands in the same place); the run fails
+ * unless a clear share of those second cuts came during the mount.
  *
  * The workload writes random units with RWF_ATOMIC (none with --control),
  * some with RWF_DSYNC, and calls fdatasync now and then; with --snapshots
@@ -124,7 +134,7 @@ struct unit_state {
 };
 
 static struct {
-	const char *dev, *name, *mkfs_args, *mount_opts, *mnt;
+	const char *dev, *logdev, *rtdev, *name, *mkfs_args, *mount_opts, *mnt;
 	enum fs_kind fs;
 	enum cut_mode cut_mode;
 	size_t unit;
@@ -137,6 +147,7 @@ static struct {
 	int control_floor;
 	int control_lying;
 	int snapshots;
+	int recovery_cuts;
 	size_t punch;
 	int verbose;
 	int argc;
@@ -147,7 +158,11 @@ static struct {
 	.qd = 1, .engine = UT_ENGINE_PWRITEV2, .layouts = 1 << L_WRITTEN,
 };
 
-static char tear_dir[256];
+/* The tearblk devices that lose power together: data, then log and rt. */
+#define MAX_DEVS 3
+static char tear_dirs[MAX_DEVS][256];
+static unsigned int ndevs;
+static char mount_opts[512];
 static char aw_dir[256];
 static char path[512];
 static char snap_path[512];
@@ -161,6 +176,8 @@ static struct {
 	unsigned long long device_torn, zero_seen;
 	unsigned long long counters[PC_COUNT];
 	unsigned int layout_cuts[L_COUNT];
+	unsigned int recovery_cuts, recovery_interrupted;
+	unsigned long long recovery_lost;	/* recovery writes the cut found unflushed */
 } total;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -221,9 +238,12 @@ static void do_mkfs(void)
 {
 	char cmd[1024];
 
-	snprintf(cmd, sizeof(cmd), "mkfs.%s %s %s %s >/tmp/torture-mkfs.log 2>&1",
+	snprintf(cmd, sizeof(cmd), "mkfs.%s %s %s%s%s%s%s %s >/tmp/torture-mkfs.log 2>&1",
 		 fs_name(), opt.fs == FS_XFS ? "-q -f" : "-q -F",
-		 opt.mkfs_args ? opt.mkfs_args : "", opt.dev);
+		 opt.mkfs_args ? opt.mkfs_args : "",
+		 opt.logdev ? " -l logdev=" : "", opt.logdev ? opt.logdev : "",
+		 opt.rtdev ? " -r rtdev=" : "", opt.rtdev ? opt.rtdev : "",
+		 opt.dev);
 	if (system(cmd) != 0) {
 		show_log("/tmp/torture-mkfs.log");
 		die("%s failed", cmd);
@@ -232,7 +252,7 @@ static void do_mkfs(void)
 
 static int do_mount(void)
 {
-	if (mount(opt.dev, opt.mnt, fs_name(), 0, opt.mount_opts) == 0)
+	if (mount(opt.dev, opt.mnt, fs_name(), 0, mount_opts) == 0)
 		return 0;
 	printf("#   mount %s: %s\n", opt.dev, strerror(errno));
 	return -1;
@@ -254,9 +274,21 @@ static void do_umount(void)
 /* fsck of the unmounted filesystem: 0 when clean. */
 static int do_fsck(void)
 {
-	char *xfs[] = { "xfs_repair", "-n", (char *)opt.dev, NULL };
+	char *xfs[9] = { "xfs_repair", "-n" }, **a = xfs + 2;
 	char *ext4[] = { "e2fsck", "-fn", (char *)opt.dev, NULL };
-	int rc = run(opt.fs == FS_XFS ? xfs : ext4, "/tmp/torture-fsck.log");
+	int rc;
+
+	if (opt.logdev) {
+		*a++ = "-l";
+		*a++ = (char *)opt.logdev;
+	}
+	if (opt.rtdev) {
+		*a++ = "-r";
+		*a++ = (char *)opt.rtdev;
+	}
+	*a++ = (char *)opt.dev;
+	*a = NULL;
+	rc = run(opt.fs == FS_XFS ? xfs : ext4, "/tmp/torture-fsck.log");
 
 	if (rc != 0) {
 		printf("#   %s found damage (exit %d):\n", opt.fs == FS_XFS ?
@@ -266,6 +298,24 @@ static int do_fsck(void)
 	return rc != 0;
 }
 
+/*
+ * A file meant for the realtime device that lands on the data device tests
+ * the wrong device: a configuration that lost what it was built for.
+ */
+static void require_realtime(int fd)
+{
+	struct fsxattr fsx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+		die("FS_IOC_FSGETXATTR %s: %s", path, strerror(errno));
+	if (fsx.fsx_xflags & FS_XFLAG_REALTIME)
+		return;
+	printf("# FAIL: %s is not a realtime file (mkfs -d rtinherit=1?): the configuration lost what it was built for\n",
+	       path);
+	printf("torture: %s cuts=0 errors=1\n", opt.name);
+	exit(1);
+}
+
 static int open_target(void)
 {
 	int fd = open(path, O_RDWR | O_DIRECT | (opt.fs == FS_RAW ? 0 : O_CREAT),
@@ -273,6 +323,8 @@ static int open_target(void)
 
 	if (fd < 0)
 		die("open %s: %s", path, strerror(errno));
+	if (opt.rtdev)
+		require_realtime(fd);
 	return fd;
 }
 
@@ -551,6 +603,51 @@ static void *writer_main(void *p)
 }
 
 /*
+ * Power fails on every device, in an order drawn from SEED: disks on one
+ * supply still lose power one after another, and a filesystem must not
+ * depend on which goes first.
+ */
+static int cut_all(uint64_t seed)
+{
+	unsigned int order[MAX_DEVS], i, j, t;
+	uint64_t rng = seed;
+	int err;
+
+	for (i = 0; i < ndevs; i++)
+		order[i] = i;
+	for (i = ndevs; i > 1; i--) {
+		j = ut_rand(&rng) % i;
+		t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < ndevs; i++) {
+		err = ut_tear_cut(tear_dirs[order[i]], seed + order[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Power comes back on every device; the writes the cut tore are summed. */
+static void power_on_all(unsigned long long *torn, unsigned long long *pending)
+{
+	uint64_t v;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ndevs; i++) {
+		err = ut_tear_power_on(tear_dirs[i]);
+		if (err)
+			die("power_on %s: %s", tear_dirs[i], strerror(-err));
+		if (torn && !ut_tear_read(tear_dirs[i], "cut_torn", &v))
+			*torn += v;
+		if (pending && !ut_tear_read(tear_dirs[i], "cut_pending", &v))
+			*pending += v;
+	}
+}
+
+/*
  * The workload up to the cut. In ops mode the writers stop after their
  * operations and the cut follows; in timer mode the cut comes while they
  * write, a seeded delay after the cut's first --min-writes writes.
@@ -579,14 +676,14 @@ static void workload(struct cut *c, uint64_t *rng)
 			usleep(200);
 		usleep(delay);
 		__atomic_store_n(&c->cut_started, 1, __ATOMIC_RELEASE);
-		err = ut_tear_cut(tear_dir, c->seed);
+		err = cut_all(c->seed);
 		__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
 		for (t = 0; t < opt.threads; t++)
 			pthread_join(w[t].th, NULL);
 	} else {
 		for (t = 0; t < opt.threads; t++)
 			pthread_join(w[t].th, NULL);
-		err = ut_tear_cut(tear_dir, c->seed);
+		err = cut_all(c->seed);
 	}
 	for (t = 0; t < opt.threads; t++)
 		free(w[t].bufs);
@@ -753,13 +850,71 @@ static void read_counters(uint64_t v[PC_COUNT])
 		ut_awstats_get(&st, counter_names[i], &v[i]);
 }
 
+/*
+ * How many writes the data device took in the last mount after a cut: the
+ * recovery that a second cut must land in.
+ */
+static uint64_t recovery_writes = 8;
+
+static uint64_t dev_writes(void)
+{
+	uint64_t v = 0;
+
+	ut_tear_read(tear_dirs[0], "writes", &v);
+	return v;
+}
+
+/*
+ * Power fails again as the data device takes a seeded one of the writes
+ * that the mount replaying the first cut's log makes (tearblk's
+ * cut_after_writes): the recovery's own writes are torn or lost. The mount
+ * fails or survives to an unusable filesystem; either way the next mount
+ * must recover from what the second cut left.
+ */
+static void recovery_cut(struct cut *c, uint64_t *rng)
+{
+	/* The first three quarters: this recovery may write less than the last. */
+	uint64_t n = 1 + ut_rand(rng) % (recovery_writes * 3 / 4 ?: 1), powered = 1, v;
+	unsigned long long pending = 0;
+	unsigned int i;
+	int err, rc;
+
+	err = ut_tear_write(tear_dirs[0], "seed", c->seed ^ 0x5ec0d);
+	if (!err)
+		err = ut_tear_write(tear_dirs[0], "cut_after_writes", n);
+	if (err)
+		die("cannot arm the second cut: %s", strerror(-err));
+	rc = mount(opt.dev, opt.mnt, fs_name(), 0, mount_opts) ? -errno : 0;
+	ut_tear_read(tear_dirs[0], "powered", &powered);
+	for (i = 0; i < ndevs; i++) {
+		if (ut_tear_read(tear_dirs[i], "powered", &v) || !v)
+			continue;
+		err = ut_tear_cut(tear_dirs[i], c->seed ^ (0x5ec0d + i));
+		if (err)
+			die("second cut: %s", strerror(-err));
+	}
+	if (rc == 0)
+		do_umount();
+	total.recovery_cuts++;
+	total.recovery_interrupted += !powered;
+	power_on_all(&total.device_torn, &pending);
+	total.recovery_lost += pending;
+	if (opt.verbose)
+		printf("#   cut %u: second cut at recovery write %" PRIu64 " of about %" PRIu64 " (%s; mount %s), %llu writes unflushed\n",
+		       c->no, n, recovery_writes,
+		       powered ? "the mount finished first" : "during the mount",
+		       rc ? strerror(-rc) : "succeeded", pending);
+}
+
 static void one_cut(unsigned int no)
 {
 	struct cut c = { .no = no, .seed = opt.seed ^ (0x9e3779b97f4a7c15ULL * no) };
-	uint64_t rng = c.seed, v = 0, before[PC_COUNT], after[PC_COUNT];
+	uint64_t rng = c.seed, before[PC_COUNT], after[PC_COUNT];
 	enum layout layout;
 	void *buf = ut_alloc_io(opt.unit);
-	int err, i;
+	unsigned long long torn = 0;
+	uint64_t w0;
+	int i;
 
 	if (!buf)
 		die("out of memory");
@@ -782,25 +937,28 @@ static void one_cut(unsigned int no)
 	close(c.fd);
 	if (opt.fs != FS_RAW)
 		do_umount();
-	err = ut_tear_power_on(tear_dir);
-	if (err)
-		die("power_on: %s", strerror(-err));
-	ut_tear_read(tear_dir, "cut_torn", &v);
-	total.device_torn += v;
+	power_on_all(&torn, NULL);
+	total.device_torn += torn;
 	if (opt.verbose)
 		printf("#   cut %u: %s, %s, %llu writes (hw %" PRIu64 ", sw %" PRIu64
-		       "), device tore %" PRIu64 " writes\n",
+		       "), devices tore %llu writes\n",
 		       no, c.timer ? "timer" : "ops", layout_names[layout],
 		       c.writes, after[PC_HW] - before[PC_HW],
-		       after[PC_SW] - before[PC_SW], v);
+		       after[PC_SW] - before[PC_SW], torn);
+	if (opt.recovery_cuts && (ut_rand(&rng) & 1))
+		recovery_cut(&c, &rng);
 
+	w0 = dev_writes();
 	if (opt.fs != FS_RAW && do_mount()) {
 		total.errors++;
 		printf("# FAIL cut %u: mount after the cut failed\n", no);
 		print_replay(no);
 		do_fsck();
-		die("cannot go on without a filesystem");
+		printf("torture: %s cuts=%u errors=%u (cannot go on without a filesystem)\n",
+		       opt.name, no, total.errors);
+		exit(1);
 	}
+	recovery_writes = dev_writes() - w0 ?: 1;
 	c.fd = open_target();
 	check_units(c.fd, no, buf);
 	close(c.fd);
@@ -853,6 +1011,7 @@ static void usage(void)
 		"               [--layouts written,holes,falloc,append]\n"
 		"               [--threads N] [--qd N] [--engine pwritev2|io_uring|libaio|mixed]\n"
 		"               [--snapshots] [--punch BLOCK] [--expect hw_writes,sw_writes,fallback_mixed]\n"
+		"               [--logdev DEV] [--rtdev DEV] [--recovery-cuts]\n"
 		"               [--control | --control-floor | --control-lying] [--name NAME]\n"
 		"               [--verbose]\n");
 	exit(2);
@@ -911,6 +1070,9 @@ static void parse_args(int argc, char **argv)
 		{ "snapshots", no_argument, NULL, 'S' },
 		{ "punch", required_argument, NULL, 'P' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "logdev", required_argument, NULL, 'l' },
+		{ "rtdev", required_argument, NULL, 'r' },
+		{ "recovery-cuts", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -937,6 +1099,9 @@ static void parse_args(int argc, char **argv)
 			opt.punch = v;
 			break;
 		case 'N': opt.name = optarg; break;
+		case 'l': opt.logdev = optarg; break;
+		case 'r': opt.rtdev = optarg; break;
+		case 'R': opt.recovery_cuts = 1; break;
 		case 'v': opt.verbose = 1; break;
 		case 'f':
 			if (!strcmp(optarg, "raw"))
@@ -1011,6 +1176,16 @@ static void parse_args(int argc, char **argv)
 		die("--control, --control-floor and --control-lying are different runs");
 	if (opt.threads > opt.units)
 		die("--threads %u: more writers than units", opt.threads);
+	if ((opt.logdev || opt.rtdev) && opt.fs != FS_XFS)
+		die("--logdev and --rtdev are XFS devices");
+	if (opt.recovery_cuts && opt.fs == FS_RAW)
+		die("--recovery-cuts needs a filesystem with a log");
+	snprintf(mount_opts, sizeof(mount_opts), "%s%s%s%s%s%s%s",
+		 opt.mount_opts ? opt.mount_opts : "",
+		 opt.mount_opts && opt.logdev ? "," : "",
+		 opt.logdev ? "logdev=" : "", opt.logdev ? opt.logdev : "",
+		 (opt.mount_opts || opt.logdev) && opt.rtdev ? "," : "",
+		 opt.rtdev ? "rtdev=" : "", opt.rtdev ? opt.rtdev : "");
 }
 
 int main(int argc, char **argv)
@@ -1020,18 +1195,27 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
-	err = ut_tear_dir(opt.dev, tear_dir, sizeof(tear_dir));
-	if (err)
-		die("%s is not a tearblk device: %s", opt.dev, strerror(-err));
+	{
+		const char *devs[MAX_DEVS] = { opt.dev, opt.logdev, opt.rtdev };
+
+		for (i = 0; i < MAX_DEVS; i++) {
+			if (!devs[i])
+				continue;
+			err = ut_tear_dir(devs[i], tear_dirs[ndevs], sizeof(tear_dirs[0]));
+			if (err)
+				die("%s is not a tearblk device: %s", devs[i], strerror(-err));
+			ndevs++;
+		}
+	}
 	us = calloc(opt.units, sizeof(*us));
 	if (!us)
 		die("out of memory");
 	printf("# torture: %s, seed %#" PRIx64 "\n", opt.name, opt.seed);
-	if (opt.control_lying) {
-		err = ut_tear_write(tear_dir, "honour_flush", 0);
+	for (i = 0; opt.control_lying && i < ndevs; i++) {
+		err = ut_tear_write(tear_dirs[i], "honour_flush", 0);
 		if (err)
 			die("%s: cannot make the disk ignore flushes: %s",
-			    opt.dev, strerror(-err));
+			    tear_dirs[i], strerror(-err));
 	}
 
 	if (opt.fs == FS_RAW) {
@@ -1065,6 +1249,16 @@ int main(int argc, char **argv)
 		       counter_names[i], opt.cuts);
 		bad = 1;
 	}
+	/*
+	 * Second cuts that all came after recovery had finished would have
+	 * tested nothing the first cuts did not.
+	 */
+	if (opt.recovery_cuts && (total.recovery_cuts == 0 ||
+				  total.recovery_interrupted * 4 < total.recovery_cuts)) {
+		printf("# FAIL: %u of %u second cuts came during the recovery mount: too few to test recovery\n",
+		       total.recovery_interrupted, total.recovery_cuts);
+		bad = 1;
+	}
 	total.errors += bad;
 	printf("torture: %s cuts=%u torn=%u stale=%u torn_cuts=%u stale_cuts=%u fsck_failures=%u errors=%u writes=%llu hw_writes=%llu sw_writes=%llu fallback_mixed=%llu syncs=%llu snapshots=%llu punches=%llu punch_seen=%llu zero_seen=%llu",
 	       opt.name, opt.cuts, total.torn, total.stale, total.torn_cuts,
@@ -1074,9 +1268,12 @@ int main(int argc, char **argv)
 	       total.punches, total.punch_seen, total.zero_seen);
 	for (i = 0; i < L_COUNT; i++)
 		printf(" %s_cuts=%u", layout_names[i], total.layout_cuts[i]);
+	printf(" recovery_cuts=%u recovery_interrupted=%u recovery_lost=%llu",
+	       total.recovery_cuts, total.recovery_interrupted, total.recovery_lost);
 	printf(" device_torn=%llu seed=%#" PRIx64 "\n", total.device_torn, opt.seed);
-	if (opt.control_lying && ut_tear_write(tear_dir, "honour_flush", 1))
-		die("cannot make %s honour flushes again", opt.dev);
+	for (i = 0; opt.control_lying && i < ndevs; i++)
+		if (ut_tear_write(tear_dirs[i], "honour_flush", 1))
+			die("cannot make %s honour flushes again", tear_dirs[i]);
 	if (is_control())
 		return total.errors ? 1 : 0;
 	return total.torn || total.stale || total.fsck_failures || total.errors;

@@ -25,8 +25,11 @@ fi
 
 apt-get update -qq
 kpkg="$KERNEL_PKG=$KERNEL_PKG_VERSION"
-if ! apt-cache madison "$KERNEL_PKG" | grep -qF "| $KERNEL_PKG_VERSION |"; then
-	newest=$(apt-cache madison "$KERNEL_PKG" | awk -F'|' 'NR==1 {gsub(/ /,"",$2); print $2}')
+# Read the list once: grep -q stops reading early, and under pipefail the
+# writer's SIGPIPE would make a version that is there look gone.
+avail=$(apt-cache madison "$KERNEL_PKG")
+if ! grep -qF "| $KERNEL_PKG_VERSION |" <<<"$avail"; then
+	newest=$(awk -F'|' 'NR==1 {gsub(/ /,"",$2); print $2}' <<<"$avail")
 	[ -n "$newest" ] || { echo "error: the archive has no $KERNEL_PKG" >&2; exit 1; }
 	cat >&2 <<MSG
 ################################################################

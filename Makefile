@@ -13,7 +13,7 @@ BUILD   := build
 CC      := gcc
 CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Wno-format-truncation -Ilib
 LDFLAGS := -static
-LIBS    := -luring
+LIBS    := -luring -laio
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <libaio.h>
 #include <liburing.h>
-#include <linux/aio_abi.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -50,7 +49,7 @@ static ssize_t write_pwritev2(int fd, const struct iovec *iov, int iovcnt,
 #define UT_IO_DEPTH 64
 static __thread struct io_uring ring;
 static __thread int ring_ready;
-static __thread aio_context_t aio_ctx;
+static __thread io_context_t aio_ctx;
 
 void ut_io_release(void)
 {
@@ -58,8 +57,8 @@ void ut_io_release(void)
 		io_uring_queue_exit(&ring);
 	ring_ready = 0;
 	if (aio_ctx)
-		syscall(SYS_io_destroy, aio_ctx);
-	aio_ctx = 0;
+		io_destroy(aio_ctx);
+	aio_ctx = NULL;
 }
 
 static void fail_all(struct ut_wreq *reqs, unsigned int n, int err)
@@ -105,41 +104,55 @@ static int batch_uring(struct ut_wreq *reqs, unsigned int n)
 	return 0;
 }
 
+/*
+ * libaio's calls return -errno themselves; errno is not set. io_submit()
+ * stops at the first request the kernel refuses at submission (a bad
+ * descriptor, bad flags): that request gets the error and the rest are
+ * submitted again, so that each request has its own result as with the
+ * other engines.
+ */
 static int batch_aio(struct ut_wreq *reqs, unsigned int n)
 {
 	struct iocb cb[UT_IO_DEPTH], *cbs[UT_IO_DEPTH];
 	struct io_event ev[UT_IO_DEPTH];
-	long ret, got = 0, submitted;
+	int ret, inflight = 0;
 	unsigned int i;
 
-	if (!aio_ctx && syscall(SYS_io_setup, UT_IO_DEPTH, &aio_ctx) < 0)
-		return -errno;
+	if (!aio_ctx) {
+		ret = io_queue_init(UT_IO_DEPTH, &aio_ctx);
+		if (ret < 0) {
+			aio_ctx = NULL;
+			return ret;
+		}
+	}
 	for (i = 0; i < n; i++) {
-		memset(&cb[i], 0, sizeof(cb[i]));
-		cb[i].aio_data = i;
-		cb[i].aio_fildes = reqs[i].fd;
-		cb[i].aio_lio_opcode = IOCB_CMD_PWRITEV;
-		cb[i].aio_buf = (uintptr_t)reqs[i].iov;
-		cb[i].aio_nbytes = reqs[i].iovcnt;
-		cb[i].aio_offset = reqs[i].off;
-		cb[i].aio_rw_flags = reqs[i].rwflags;
+		io_prep_pwritev2(&cb[i], reqs[i].fd, reqs[i].iov,
+				 reqs[i].iovcnt, reqs[i].off, reqs[i].rwflags);
+		cb[i].data = &reqs[i];
 		cbs[i] = &cb[i];
 	}
-	submitted = syscall(SYS_io_submit, aio_ctx, (long)n, cbs);
-	if (submitted < 0)
-		return -errno;
-	for (i = n; i > submitted; i--)
-		reqs[i - 1].res = -EAGAIN;
-	while (got < submitted) {
-		ret = syscall(SYS_io_getevents, aio_ctx, 1, submitted - got,
-			      ev, NULL);
-		if (ret < 0 && errno == EINTR)
+	for (i = 0; i < n; ) {
+		ret = io_submit(aio_ctx, n - i, cbs + i);
+		if (ret == -EAGAIN && inflight)
+			break;		/* the context is full: reap, fail the rest */
+		if (ret <= 0) {
+			reqs[i++].res = ret ? ret : -EAGAIN;
+			continue;
+		}
+		inflight += ret;
+		i += ret;
+	}
+	for (; i < n; i++)
+		reqs[i].res = -EAGAIN;
+	while (inflight > 0) {
+		ret = io_getevents(aio_ctx, 1, inflight, ev, NULL);
+		if (ret == -EINTR)
 			continue;
 		if (ret < 0)
-			return -errno;
-		for (long k = 0; k < ret; k++)
-			reqs[ev[k].data].res = ev[k].res;
-		got += ret;
+			return ret;
+		for (int k = 0; k < ret; k++)
+			((struct ut_wreq *)ev[k].data)->res = (long)ev[k].res;
+		inflight -= ret;
 	}
 	return 0;
 }

@@ -36,15 +36,19 @@ done
 # boundary equal to its unit, so that a hardware write the filesystem maps
 # across it is refused (and fails the run) instead of silently passing.
 # --recovery-cuts cuts the power again during the mount that replays the
-# log in one cut of two. The XFS configurations with it have 4 KiB sectors
+# log in one cut of two. The configurations with it have 4 KiB sectors
 # (lbs=4096), so that a metadata block cannot tear: XFS (mainline as well)
 # cannot recover a 4 KiB metadata block that log recovery rewrote and the
 # disk tore at 512 bytes, because the next recovery trusts the block's new
-# header and skips its replay (the mount fails with EBADMSG). That is a
-# property of XFS on a disk that tears sectors, not of atomic writes, and a
-# self-check uses it to show that the second cuts do land in recovery.
-# Their 16 KiB units still tear at 4 KiB for the controls. xfs-rt keeps
-# 512-byte sectors on the realtime device, where its 4 KiB units live.
+# header and skips its replay (the mount fails with EBADMSG); ext4 writes
+# its superblock (1 KiB of block 0, checksummed) in place at mount, and a
+# cut that tears that write at 512 bytes leaves a primary superblock whose
+# checksum fails, so the next mount fails with EBADMSG before the journal
+# could mend it. Both are properties of the filesystems on a disk that
+# tears sectors, not of atomic writes, and a self-check uses the XFS one
+# to show that the second cuts do land in recovery. Their 16 KiB units
+# still tear at 4 KiB for the controls. xfs-rt keeps 512-byte sectors on
+# the realtime device, where its 4 KiB units live.
 #
 # The tearing granularity (lbs) is 512 bytes everywhere, so that a plain
 # write of even one 4 KiB block can tear. Hardware atomic limits decide
@@ -87,7 +91,7 @@ xfs-16k|lbs=512,awu_min=512,awu_max=64k,boundary=64k,$nvme|xfs|-b size=16384 -m 
 xfs-extlog|lbs=4096,awu_min=4096,awu_max=16k,$nvme;$log|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k --mount-opts discard $recut $alloc|hw_writes,sw_writes|tear,floor
 xfs-rt|lbs=4096,$nvme;$log;rt=lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=4096 -m reflink=0 -d rtinherit=1|4k|$recut $alloc|hw_writes|tear
 ext4|lbs=512,awu_min=512,awu_max=64k,$nvme|ext4|-b 4096|4k|$alloc|hw_writes|tear
-ext4-bigalloc|lbs=512,awu_min=512,awu_max=64k,boundary=64k,$nvme|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k --mount-opts discard $recut $alloc $many|hw_writes,fallback_mixed|tear
+ext4-bigalloc|lbs=4096,awu_min=4096,awu_max=64k,boundary=64k,$nvme|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k --mount-opts discard $recut $alloc $many|hw_writes,fallback_mixed|tear
 "
 
 require_cmd torture mkfs.xfs mkfs.ext4 xfs_repair e2fsck

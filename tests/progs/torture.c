@@ -94,6 +94,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -462,6 +463,16 @@ static int op_failed(struct cut *c, const char *what, int err)
 	__atomic_fetch_add(&c->errors, 1, __ATOMIC_RELAXED);
 	printf("# FAIL cut %u: %s failed before the cut: %s\n", c->no, what,
 	       err > 0 ? strerror(err) : "short write");
+	if (err == ENOSPC && opt.fs != FS_RAW) {
+		struct statvfs sv;
+
+		/* Full, or a filesystem that only thinks it is? */
+		if (!statvfs(opt.mnt, &sv))
+			printf("#   %s: %llu of %llu blocks of %lu bytes free, %llu available\n",
+			       opt.mnt, (unsigned long long)sv.f_bfree,
+			       (unsigned long long)sv.f_blocks, sv.f_frsize,
+			       (unsigned long long)sv.f_bavail);
+	}
 	return 1;
 }
 

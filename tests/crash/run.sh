@@ -18,8 +18,13 @@ done
 mkdir -p "$UNTORN_CACHE/crash"
 report=$UNTORN_CACHE/crash/$(date +%Y%m%d-%H%M%S).txt
 export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 600 + cuts * 7 * 2 * 3 ))}
-"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}")" 2>&1 |
-	tee "$report"
+# Which series the cuts ran on, for tests/crash/ledger.sh: the patches'
+# content, not the tree's commit ids (git am dates them).
+series=$(cd "$top/patches" && cat series $(cat series) | sha256sum | cut -c1-12)
+{
+	echo "# series $series ($(wc -l < "$top/patches/series") patches), $(date -u +%Y-%m-%d)"
+	"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}")" 2>&1
+} | tee "$report"
 rc=${PIPESTATUS[0]}
 echo "# report: $report"
 fail=$(grep -c '^not ok' "$report")

@@ -6,11 +6,15 @@
 #   tests/crash/ledger.sh --totals [LEDGER]
 #                                     sum the rows of docs/crash-ledger.md (or
 #                                     LEDGER) per series and configuration
+#   tests/crash/ledger.sh --add REPORT...
+#                                     append the reports' rows to
+#                                     docs/crash-ledger.md and rewrite its totals
 #
 # A row: date | series | seed | configuration | cuts | atomic writes |
-# torn | stale | fsck failures | errors | controls. Reports that did not
-# finish (no table) or that failed a case are refused: a ledger counts only
-# runs that passed, and a failed one is a bug to fix, not a row.
+# torn | stale | fsck failures | errors | controls. A configuration that
+# failed in a report (its own case or one of its controls "not ok") gives
+# no row: a ledger counts only what passed, and a failure is a bug to fix,
+# not a row. Reports that did not finish (no table) are refused.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -36,19 +40,45 @@ if [ "${1:-}" = --totals ]; then
 	exit 0
 fi
 
-[ $# -gt 0 ] || { echo "usage: $0 REPORT... | --totals [LEDGER]" >&2; exit 2; }
+if [ "${1:-}" = --add ]; then
+	shift
+	ledger=$top/docs/crash-ledger.md
+	rows=$("$0" "$@")
+	while IFS='| ' read -r _ _ series seed _; do
+		if grep -qF "|$series|$seed|" <<<"$(tr -d ' ' < "$ledger")"; then
+			echo "error: seed $seed of series $series is in the ledger already" >&2
+			exit 1
+		fi
+	done <<<"$rows"
+	printf '%s\n' "$rows" >> "$ledger"
+	totals=$("$0" --totals "$ledger")
+	awk -v t="$totals" '
+		/^<!-- totals -->/ { print; print t; skip = 1; next }
+		/^<!-- \/totals -->/ { skip = 0 }
+		!skip' "$ledger" > "$ledger.new" && mv "$ledger.new" "$ledger"
+	exit 0
+fi
+
+[ $# -gt 0 ] || { echo "usage: $0 REPORT... | --totals [LEDGER] | --add REPORT..." >&2; exit 2; }
 for r in "$@"; do
 	head=$(grep -m1 '^# series ' "$r") || { echo "error: $r has no series line (made before ledger.sh)" >&2; exit 1; }
 	series=$(awk '{print $3}' <<<"$head")
 	date=$(awk '{print $NF}' <<<"$head")
 	seed=$(grep -m1 '# crash torture, seed ' "$r" | sed 's/.*seed \(0x[0-9a-f]*\).*/\1/')
-	if grep -q '^not ok' "$r" || ! grep -q '^# | configuration |' "$r"; then
-		echo "error: $r failed or did not finish: not a ledger row" >&2
+	if ! grep -q '^# | configuration |' "$r"; then
+		echo "error: $r did not finish: no table" >&2
 		exit 1
 	fi
 	# | name | cuts | writes | paths | recovery | torn | stale | fsck | errors | controls | time |
 	grep '^# | [a-z0-9-]* | [0-9]' "$r" | sed 's/^# //' |
-		awk -F'|' -v d="$date" -v s="$series" -v seed="$seed" '{
-			printf "| %s | %s | %s |%s|%s|%s|%s|%s|%s|%s|%s|\n", d, s, seed, $2, $3, $4, $7, $8, $9, $10, $11
-		}'
+		while IFS= read -r row; do
+			name=$(awk -F'|' '{gsub(/ /, "", $2); print $2}' <<<"$row")
+			if grep -q "^not ok[0-9 ]*- \(crash/power-cut: \)\?$name[: ]" "$r"; then
+				echo "# $r: $name failed, no row" >&2
+				continue
+			fi
+			awk -F'|' -v d="$date" -v s="$series" -v seed="$seed" '{
+				printf "| %s | %s | %s |%s|%s|%s|%s|%s|%s|%s|%s|\n", d, s, seed, $2, $3, $4, $7, $8, $9, $10, $11
+			}' <<<"$row"
+		done
 done

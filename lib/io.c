@@ -133,8 +133,6 @@ static int batch_aio(struct ut_wreq *reqs, unsigned int n)
 	}
 	for (i = 0; i < n; ) {
 		ret = io_submit(aio_ctx, n - i, cbs + i);
-		if (ret == -EAGAIN && inflight)
-			break;		/* the context is full: reap, fail the rest */
 		if (ret <= 0) {
 			reqs[i++].res = ret ? ret : -EAGAIN;
 			continue;
@@ -142,8 +140,6 @@ static int batch_aio(struct ut_wreq *reqs, unsigned int n)
 		inflight += ret;
 		i += ret;
 	}
-	for (; i < n; i++)
-		reqs[i].res = -EAGAIN;
 	while (inflight > 0) {
 		ret = io_getevents(aio_ctx, 1, inflight, ev, NULL);
 		if (ret == -EINTR)

@@ -73,7 +73,7 @@ for r in "$@"; do
 	grep '^# | [a-z0-9-]* | [0-9]' "$r" | sed 's/^# //' |
 		while IFS= read -r row; do
 			name=$(awk -F'|' '{gsub(/ /, "", $2); print $2}' <<<"$row")
-			if grep -q "^not ok[0-9 ]*- \(crash/power-cut: \)\?$name[: ]" "$r"; then
+			if grep -q "^not ok[0-9 ]*- \(crash/power-cut: \)\?${name}[: ]" "$r"; then
 				echo "# $r: $name failed, no row" >&2
 				continue
 			fi

@@ -50,7 +50,7 @@ done
 # still tear at 4 KiB for the controls. xfs-rt keeps 512-byte sectors on
 # the realtime device, where its 4 KiB units live.
 #
-# The tearing granularity (lbs) is 512 bytes everywhere, so that a plain
+# Elsewhere the tearing granularity (lbs) is 512 bytes, so that a plain
 # write of even one 4 KiB block can tear. Hardware atomic limits decide
 # which XFS path a write takes: up to 64 KiB on the hardware configurations,
 # 4 KiB (below the unit) on the xfs-sw ones, exactly the unit on xfs-hybrid

@@ -82,14 +82,15 @@ crash: build kernel image
 # threaded rounds per filesystem configuration, a fresh seed each.
 FSX_OPS    ?= 100000
 FSX_ROUNDS ?= 300
+# The report goes to $UNTORN_CACHE/fsx/ for tests/fsx/ledger.sh.
 fsx-soak: build kernel image
-	UNTORN_VM_TIMEOUT=172800 vm/run.sh "UNTORN_FSX_OPS=$(FSX_OPS) UNTORN_FSX_ROUNDS=$(FSX_ROUNDS) UNTORN_CASE_TIMEOUT=172800 tests/guest-run.sh fs/atomic-fsx"
+	tests/fsx/run.sh $(FSX_OPS) $(FSX_ROUNDS)
 
 # The same tester under the KASAN kernel (kernel/config/kasan.config, built
 # side by side in its own directory; the first build takes about 15 min).
 fsx-kasan: build image
 	UNTORN_KASAN=1 kernel/build.sh
-	UNTORN_KASAN=1 UNTORN_VM_MEM=4096 UNTORN_VM_TIMEOUT=172800 vm/run.sh "UNTORN_FSX_OPS=$(FSX_OPS) UNTORN_FSX_ROUNDS=$(FSX_ROUNDS) UNTORN_CASE_TIMEOUT=172800 tests/guest-run.sh fs/atomic-fsx"
+	UNTORN_KASAN=1 UNTORN_VM_MEM=4096 tests/fsx/run.sh $(FSX_OPS) $(FSX_ROUNDS)
 
 bench: build image
 	benches/run.sh

@@ -22,11 +22,12 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/atomic-fsx $(BUILD)/bin/atomic-refuse $(BUILD)/bin/dwbench \
 	    $(BUILD)/bin/abbench
 UNITS    := $(BUILD)/unit/unit
+PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
 .PHONY: fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
-build: $(BINS) $(UNITS)
+build: $(BINS) $(UNITS) $(PRELOAD)
 
 $(BUILD)/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -50,6 +51,13 @@ $(BUILD)/bin/dwbench $(BUILD)/bin/abbench: $(BUILD)/bin/%: $(BUILD)/benches/prog
 $(BUILD)/unit/unit: $(BUILD)/tests/unit/unit.o $(BUILD)/lib/libuntorn.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LIBS)
+
+# The LD_PRELOAD library: a shared object, so not static, and position
+# independent throughout (its own copy of the statx wrapper).
+$(PRELOAD): tools/untorn-preload/untorn-preload.c lib/statx.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ \
+		tools/untorn-preload/untorn-preload.c lib/statx.c -ldl
 
 deps:
 	scripts/install-deps.sh

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host-side unit tests of the userspace library: no VM, TAP output. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <libaio.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "awstats.h"
@@ -245,8 +251,265 @@ static void test_awstats(void)
 	}
 }
 
-int main(void)
+/* ---- untorn-preload (tools/untorn-preload) ---- */
+
+#define PAGE (16 << 10)
+
+/*
+ * The child: the writes a database would make, through the preloaded
+ * library, each result as a line "NAME RET ERRNO" on stdout.
+ */
+static int preload_child(const char *path)
 {
+	int fd = open(path, O_RDWR | O_DIRECT), fdb = open(path, O_RDWR);
+	struct iovec iov[4];
+	io_context_t ctx = 0;
+	struct iocb cb[2], *cbs[2];
+	void *buf;
+	ssize_t n;
+	int i;
+
+	if (fd < 0 || fdb < 0 || posix_memalign(&buf, 4096, 2 * PAGE))
+		return 3;
+	memset(buf, 'N', 2 * PAGE);
+#define R(name, call) do {						\
+	errno = 0;							\
+	n = (call);							\
+	printf("%s %zd %d\n", name, n, n < 0 ? errno : 0);		\
+} while (0)
+	R("page", pwrite(fd, buf, PAGE, 2 * PAGE));
+	R("page-again", pwrite(fd, buf, PAGE, 3 * PAGE));
+	R("small", pwrite(fd, buf, 4096, 0));
+	R("misaligned", pwrite(fd, buf, PAGE, 4096 + 10 * PAGE));
+	R("buffered", pwrite(fdb, buf, PAGE, 5 * PAGE));
+	for (i = 0; i < 4; i++)
+		iov[i] = (struct iovec){ (char *)buf + i * 4096, 4096 };
+	R("pieces", pwritev(fd, iov, 4, 6 * PAGE));
+	if (getenv("UNIT_RAISE"))
+		raise(SIGUSR2);
+	if (io_setup(4, &ctx) == 0) {
+		io_prep_pwrite(&cb[0], fd, buf, 4096, 8 * PAGE);
+		io_prep_pwrite(&cb[1], fd, buf, PAGE, 9 * PAGE);
+		cbs[0] = &cb[0];
+		cbs[1] = &cb[1];
+		/* The number submitted, or -errno when the first failed. */
+		n = io_submit(ctx, 2, cbs);
+		printf("aio %zd %d\n", n < 0 ? -1 : n, n < 0 ? (int)-n : 0);
+		if (n > 0) {
+			struct io_event ev[2];
+
+			io_getevents(ctx, n, n, ev, NULL);
+		}
+		io_destroy(ctx);
+	}
+	fflush(stdout);
+	close(fd);
+	close(fdb);
+	return 0;
+#undef R
+}
+
+/* Run the child under LD_PRELOAD with ENV ("NAME=VALUE;..."); its output. */
+static int run_preload(const char *so, const char *file, const char *env,
+		       char *out, size_t outlen, char *err, size_t errlen)
+{
+	int po[2], pe[2], status;
+	size_t no = 0, ne = 0;
+	ssize_t k;
+	pid_t pid;
+
+	if (pipe(po) || pipe(pe))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char envbuf[512], *save, *tok;
+
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		snprintf(envbuf, sizeof(envbuf), "%s", env);
+		for (tok = strtok_r(envbuf, ";", &save); tok;
+		     tok = strtok_r(NULL, ";", &save))
+			putenv(strdup(tok));
+		setenv("LD_PRELOAD", so, 1);
+		execl("/proc/self/exe", "unit", "--preload-child", file, NULL);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	while ((k = read(po[0], out + no, outlen - 1 - no)) > 0)
+		no += k;
+	while ((k = read(pe[0], err + ne, errlen - 1 - ne)) > 0)
+		ne += k;
+	out[no] = err[ne] = 0;
+	close(po[0]);
+	close(pe[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The child's result NAME: its return value and errno. */
+static int result(const char *out, const char *name, long *ret, int *err)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n%s ", name);
+	p = strstr(out, key + 1) == out ? out : strstr(out, key);
+	if (!p)
+		return -1;
+	p += p == out ? strlen(key + 1) : strlen(key);
+	return sscanf(p, "%ld %d", ret, err) == 2 ? 0 : -1;
+}
+
+static int count_lines(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* The bytes at OFF of the file are all C (what the child wrote) or not. */
+static int holds(int fd, off_t off, size_t len, char c)
+{
+	static char back[PAGE];
+
+	if (pread(fd, back, len, off) != (ssize_t)len)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (back[i] != c)
+			return 0;
+	return 1;
+}
+
+/*
+ * On a host file: the host's kernel and filesystem decide whether a
+ * 16 KiB page can be atomic (statx says), and the checks follow. Without
+ * atomic writes the page writes must fail with the kernel's error and
+ * leave the file as it was; everything else must pass through untouched.
+ */
+static void test_preload(const char *self)
+{
+	char so[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], stats[PATH_MAX];
+	char out[4096], err[4096], line[256];
+	struct ut_statx stx;
+	int fd, rc, can, e, k;
+	long r;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", self);
+	*strrchr(dir, '/') = 0;
+	snprintf(so, sizeof(so), "%s/../lib/untorn-preload.so", dir);
+	if (access(so, R_OK)) {
+		CHECK(0, "preload: %s: %s", so, strerror(errno));
+		return;
+	}
+	/* On the disk, not a tmpfs: O_DIRECT must work. */
+	snprintf(path, sizeof(path), "%s/preload-file", dir);
+	snprintf(stats, sizeof(stats), "%s/preload-stats", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, 12 * PAGE)) {
+		CHECK(0, "preload: %s: %s", path, strerror(errno));
+		return;
+	}
+	can = !ut_statx(fd, "", AT_EMPTY_PATH, UT_STATX_WRITE_ATOMIC, &stx) &&
+	      (stx.stx_mask & UT_STATX_WRITE_ATOMIC) &&
+	      stx.stx_atomic_write_unit_min <= PAGE &&
+	      stx.stx_atomic_write_unit_max >= PAGE;
+	printf("# preload: the host file %s 16 KiB atomic writes (statx unit max %u)\n",
+	       can ? "takes" : "does not take", stx.stx_atomic_write_unit_max);
+
+	unlink(stats);
+	snprintf(line, sizeof(line), "UNTORN_STATS_FILE=%s;UNTORN_STATS_SIGNAL=USR2;UNIT_RAISE=1", stats);
+	rc = run_preload(so, path, line, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 0, "preload: the child ran (exit %d)", rc);
+	if (can) {
+		CHECK(!result(out, "page", &r, &e) && r == PAGE,
+		      "preload: an aligned 16 KiB O_DIRECT page is written atomically (%ld)", r);
+		CHECK(!result(out, "aio", &r, &e) && r == 2,
+		      "preload: io_submit of a 4 KiB and a page request: both submitted (%ld)", r);
+	} else {
+		CHECK(!result(out, "page", &r, &e) && r == -1 &&
+		      (e == EINVAL || e == EOPNOTSUPP),
+		      "preload: an aligned 16 KiB page the file cannot take atomically fails with the kernel's error (%ld, errno %d)",
+		      r, e);
+		CHECK(holds(fd, 2 * PAGE, PAGE, 0) && holds(fd, 3 * PAGE, PAGE, 0),
+		      "preload: the refused pages left the file as it was");
+		CHECK(count_lines(err, "cannot be written atomically") == 1,
+		      "preload: said so once on stderr for the file, not per write");
+		CHECK(!result(out, "pieces", &r, &e) && r == -1,
+		      "preload: a page in 4 iovecs is a page too (%ld)", r);
+		CHECK(!result(out, "aio", &r, &e) && r == 1,
+		      "preload: io_submit of a 4 KiB and a page request: the kernel stops the batch at the page (%ld submitted)",
+		      r);
+	}
+	CHECK(!result(out, "small", &r, &e) && r == 4096 && holds(fd, 0, 4096, 'N'),
+	      "preload: a 4 KiB write passes through and is written");
+	CHECK(!result(out, "misaligned", &r, &e) && r == PAGE && holds(fd, 4096 + 10 * PAGE, PAGE, 'N'),
+	      "preload: a 16 KiB write at a misaligned offset passes through");
+	CHECK(!result(out, "buffered", &r, &e) && r == PAGE && holds(fd, 5 * PAGE, PAGE, 'N'),
+	      "preload: a 16 KiB write to a descriptor without O_DIRECT passes through");
+
+	/* The counters: once by the signal (mid-way), once at exit. */
+	f = fopen(stats, "r");
+	k = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, p, rf, ps;
+
+		if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : line,
+			   " atomic %llu, plain %llu, refused %llu, passed %llu",
+			   &a, &p, &rf, &ps) != 4)
+			continue;
+		k++;
+		if (k == 1)
+			CHECK(a + rf == 3 && p == 0 && ps == 3,
+			      "preload: the signal's counters: atomic %llu + refused %llu = 3 pages, plain %llu, passed %llu = 3",
+			      a, rf, p, ps);
+		else
+			CHECK(a + rf == 4 && p == 0 && ps == 4 && (can ? !rf : !a),
+			      "preload: the counters at exit: atomic %llu, refused %llu, plain %llu, passed %llu",
+			      a, rf, p, ps);
+	}
+	if (f)
+		fclose(f);
+	CHECK(k == 2, "preload: %d counter lines in UNTORN_STATS_FILE (signal, exit)", k);
+
+	if (!can) {
+		unlink(stats);
+		snprintf(line, sizeof(line), "UNTORN_ON_REFUSE=plain;UNTORN_STATS_FILE=%s", stats);
+		rc = run_preload(so, path, line, out, sizeof(out), err, sizeof(err));
+		CHECK(rc == 0 && !result(out, "page", &r, &e) && r == PAGE &&
+		      holds(fd, 2 * PAGE, PAGE, 'N') && holds(fd, 6 * PAGE, PAGE, 'N'),
+		      "preload: UNTORN_ON_REFUSE=plain writes the pages plainly (%ld)", r);
+		CHECK(strstr(err, "writing such pages plainly") != NULL,
+		      "preload: and says so on stderr");
+		f = fopen(stats, "r");
+		CHECK(f && fgets(line, sizeof(line), f) &&
+		      strstr(line, "atomic 0, plain 4, refused 0, passed 4"),
+		      "preload: counted as plain: %s", f ? line : "no stats file");
+		if (f)
+			fclose(f);
+	}
+
+	rc = run_preload(so, path, "UNTORN_ATOMIC_SIZES=16k,3000", out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 2 && strstr(err, "UNTORN_ATOMIC_SIZES"),
+	      "preload: a size that is not a power of two stops the program (exit %d)", rc);
+	rc = run_preload(so, path, "UNTORN_ON_REFUSE=maybe", out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 2 && strstr(err, "UNTORN_ON_REFUSE"),
+	      "preload: an unknown UNTORN_ON_REFUSE stops the program (exit %d)", rc);
+	close(fd);
+	unlink(path);
+	unlink(stats);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (argc == 3 && !strcmp(argv[1], "--preload-child"))
+		return preload_child(argv[2]);
 	test_crc32c();
 	test_sizes();
 	test_lists();
@@ -254,5 +517,12 @@ int main(void)
 	test_engines();
 	test_engine_batches();
 	test_awstats();
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		test_preload(self);
+	} else {
+		CHECK(0, "preload: readlink /proc/self/exe: %s", strerror(errno));
+	}
 	return failures ? 1 : 0;
 }

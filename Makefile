@@ -24,7 +24,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
-.PHONY: fsx-kasan all build deps kernel image vm test unit demo clean \
+.PHONY: db-crash fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS) $(PRELOAD)
@@ -99,6 +99,15 @@ fsx-soak: build kernel image
 fsx-kasan: build image
 	UNTORN_KASAN=1 kernel/build.sh
 	UNTORN_KASAN=1 UNTORN_VM_MEM=4096 tests/fsx/run.sh $(FSX_OPS) $(FSX_ROUNDS)
+
+# MariaDB through power cuts (tests/db/): DB_CUTS per configuration,
+# DB_SEED (fresh when unset), DB_CONFIGS (all when unset). The db image
+# (mariadb-server, sysbench) is built on first use.
+DB_CUTS    ?= 5
+DB_SEED    ?=
+DB_CONFIGS ?=
+db-crash: build kernel
+	tests/db/run.sh --cuts $(DB_CUTS) $(if $(DB_SEED),--seed $(DB_SEED)) $(DB_CONFIGS)
 
 bench: build image
 	benches/run.sh

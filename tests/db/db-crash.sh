@@ -1,0 +1,233 @@
+#!/bin/bash
+# MariaDB through power cuts, in the guest (the db image): for each
+# configuration, a tearblk device with its geometry, a filesystem, a data
+# directory, and N cuts. Each cut: the server runs transactions
+# (tests/db/acks.lua: random page updates, and a sequence number per
+# thread recorded outside the device once its COMMIT returned), the power
+# is cut at a seeded moment, the server is killed, the device powers on,
+# the filesystem mounts (log recovery), innochecksum counts the torn pages
+# the cut left, the server starts (InnoDB crash recovery), CHECK TABLE
+# runs, every acknowledged commit must be in the table, and after a clean
+# shutdown innochecksum must find no corrupted page. Prints TAP lines and
+# a table.
+#
+#   tests/db/db-crash.sh [--cuts N] [--seed S] [CONFIG...]
+#
+# untorn: doublewrite OFF, pages written by untorn-preload with RWF_ATOMIC
+# (XFS software path, XFS hardware path, ext4 bigalloc). Controls on the
+# xfs-sw geometry: doublewrite OFF without the preload must lose pages
+# (torn pages, or a recovery that fails) in a clear share of its cuts;
+# doublewrite ON without the preload (the incumbent) must recover always.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/common.sh"
+. "$top/tests/db/lib.sh"
+
+cuts=5 seed=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cuts) cuts=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	-*) echo "usage: $0 [--cuts N] [--seed S] [CONFIG...]" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ -n "$seed" ] || seed=0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+
+nvme=discard=1,write_zeroes=1
+# name | tearblk geometry | fs | mkfs arguments | doublewrite | preload |
+# counters that must grow | kind (untorn, tears: must lose pages,
+# recovers: must recover every cut)
+CONFIGS="
+xfs-sw|lbs=512,awu_min=512,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|OFF|yes|sw_writes|untorn
+xfs-hw|lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=4096 -m reflink=1|OFF|yes|hw_writes|untorn
+ext4-bigalloc|size=1G,lbs=4096,awu_min=4096,awu_max=64k,boundary=64k,$nvme|ext4|-b 4096 -O bigalloc -C 16384|OFF|yes|hw_writes|untorn
+dw-off-plain|lbs=512,awu_min=512,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|OFF|no||tears
+dw-on-plain|lbs=512,awu_min=512,awu_max=4k,$nvme|xfs|-b size=4096 -m reflink=1|ON|no||recovers
+"
+
+require_cmd mariadbd mariadb mariadb-install-db innochecksum sysbench mkfs.xfs mkfs.ext4
+require_module tearblk
+modprobe tearblk || skip_all "cannot load tearblk"
+[ -r "$top/build/lib/untorn-preload.so" ] || skip_all "requires build/lib/untorn-preload.so (make build)"
+dmesg -n 5
+
+new_tear_dev() {
+	local before after d
+	before=$(ls -d /sys/block/tear* 2>/dev/null)
+	echo "size=512M,$1" > /sys/module/tearblk/parameters/add || return 1
+	udevadm settle 2>/dev/null
+	after=$(ls -d /sys/block/tear* 2>/dev/null)
+	for d in $after; do
+		grep -qx "$d" <<<"$before" || { echo "/dev/${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+rng=$(( seed ))
+# rand N: a seeded number below N.
+rand() {
+	rng=$(( (rng * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff ))
+	echo $(( (rng >> 17) % $1 ))
+}
+
+# torn_pages DIR: pages innochecksum finds corrupted in the tablespaces.
+torn_pages() {
+	local f n=0 out
+	for f in "$1"/ibdata1 "$1"/"$DB_NAME"/*.ibd; do
+		[ -f "$f" ] || continue
+		out=$(innochecksum -a "$f" 2>&1)
+		n=$(( n + $(grep -ci 'corrupt\|checksum mismatch\|fail' <<<"$out") ))
+	done
+	echo "$n"
+}
+
+# lost_commits ACKDIR: acknowledged sequence numbers missing from the table.
+lost_commits() {
+	local f tid last have lost=0
+	for f in "$1"/acks.*; do
+		[ -s "$f" ] || continue
+		tid=${f##*.}
+		last=$(tail -n 1 "$f" | awk '{print $2}')
+		have=$(db_sql "SELECT COUNT(*) FROM acks WHERE tid = $tid AND seq <= $last") || have=0
+		lost=$(( lost + last - have ))
+	done
+	echo "$lost"
+}
+
+# aw_counter FS DEV NAME: the filesystem's atomic_write counter NAME.
+aw_counter() {
+	cat "/sys/fs/$1/${2##*/}/atomic_write/$3" 2>/dev/null || echo 0
+}
+
+echo "# database power cuts: seed $seed, $cuts cuts per configuration"
+table=()
+for line in $CONFIGS; do
+	IFS='|' read -r name geom fs mkfs dw preload expect kind <<<"$line"
+	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
+		continue
+	fi
+	dev=$(new_tear_dev "$geom") || { t_fail "$name: cannot create a tearblk device"; continue; }
+	tdir=/sys/block/${dev##*/}/tear
+	# shellcheck disable=SC2086
+	if ! fs_mkfs_mount "$fs" "$dev" $mkfs; then
+		t_fail "$name: mkfs and mount"
+		continue
+	fi
+	db_setup "$SCRATCH_MNT/db" "$dw" "$preload"
+	rm -f "$DB_STATS"
+	acks=/tmp/untorn-acks.$name
+	rm -rf "$acks"
+	mkdir -p "$acks"
+	if ! db_install || ! db_start || ! ROWS=20000 db_bench "$top/tests/db/acks.lua" prepare >/tmp/untorn-db.prepare 2>&1; then
+		t_fail "$name: the database did not come up"
+		tail -n 20 "$DB_LOG" /tmp/untorn-db.prepare 2>/dev/null | t_diag
+		db_kill
+		fs_unmount
+		continue
+	fi
+	# A clean copy, to start over after a control's cut lost the database.
+	db_stop
+	umount "$SCRATCH_MNT"
+	start=$(date +%s)
+	torn_total=0 torn_cuts=0 failed_recoveries=0 lost=0 bad_after=0 errors=0 check_bad=0
+	committed=0 hw0=0 sw0=0
+	mount "$dev" "$SCRATCH_MNT"
+	tar -C "$SCRATCH_MNT" -cf /tmp/untorn-db.pristine.tar db
+	hw0=$(aw_counter "$fs" "$dev" hw_writes) sw0=$(aw_counter "$fs" "$dev" sw_writes)
+	hw=0 sw=0
+	for cut in $(seq "$cuts"); do
+		if ! db_start; then
+			errors=$((errors + 1))
+			t_diag <<<"cut $cut: the server did not start before the workload"
+			break
+		fi
+		ACK_DIR=$acks db_bench "$top/tests/db/acks.lua" run --threads=4 --time=600 \
+			--rand-seed=$(( $(rand 1000000) + 1 )) >/tmp/untorn-db.run 2>&1 &
+		bench=$!
+		sleep "$(( 3 + $(rand 6) )).$(rand 10)"
+		if ! kill -0 "$bench" 2>/dev/null; then
+			errors=$((errors + 1))
+			t_diag <<<"cut $cut: the workload stopped before the cut"
+			tail -n 5 /tmp/untorn-db.run | t_diag
+		fi
+		# What the counters saw up to the cut.
+		hw=$(( hw + $(aw_counter "$fs" "$dev" hw_writes) - hw0 ))
+		sw=$(( sw + $(aw_counter "$fs" "$dev" sw_writes) - sw0 ))
+		echo "$(( seed + cut ))" > "$tdir/seed"
+		echo 1 > "$tdir/cut"
+		db_kill
+		wait "$bench" 2>/dev/null
+		umount "$SCRATCH_MNT" 2>/dev/null || umount -l "$SCRATCH_MNT"
+		echo 1 > "$tdir/power_on" || { errors=$((errors + 1)); break; }
+		if ! mount "$dev" "$SCRATCH_MNT"; then
+			errors=$((errors + 1))
+			t_diag <<<"cut $cut: the filesystem did not mount"
+			break
+		fi
+		hw0=$(aw_counter "$fs" "$dev" hw_writes) sw0=$(aw_counter "$fs" "$dev" sw_writes)
+		n=$(torn_pages "$DB_DATA")
+		torn_total=$((torn_total + n))
+		[ "$n" = 0 ] || torn_cuts=$((torn_cuts + 1))
+		if ! db_start; then
+			failed_recoveries=$((failed_recoveries + 1))
+			[ "$kind" = tears ] || { t_diag <<<"cut $cut: InnoDB crash recovery failed"; tail -n 15 "$DB_LOG" | t_diag; }
+		else
+			c=$(db_sql "CHECK TABLE pages, acks" | grep -vc 'status.OK$')
+			[ "$c" = 0 ] || check_bad=$((check_bad + 1))
+			l=$(lost_commits "$acks")
+			lost=$((lost + l))
+			db_stop
+			n=$(torn_pages "$DB_DATA")
+			bad_after=$((bad_after + n))
+			[ "$n" = 0 ] || [ "$kind" = tears ] || t_diag <<<"cut $cut: $n corrupted pages after recovery and a clean shutdown"
+			[ "$l" = 0 ] || t_diag <<<"cut $cut: $l acknowledged commits lost"
+			continue
+		fi
+		# The control lost its database: start over from the clean copy.
+		umount "$SCRATCH_MNT"
+		# shellcheck disable=SC2086
+		fs_mkfs_mount "$fs" "$dev" $mkfs && tar -C "$SCRATCH_MNT" -xf /tmp/untorn-db.pristine.tar || {
+			errors=$((errors + 1)); break; }
+		committed=$(( committed + $(cat "$acks"/acks.* 2>/dev/null | wc -l) ))
+		rm -f "$acks"/acks.*
+		hw0=$(aw_counter "$fs" "$dev" hw_writes) sw0=$(aw_counter "$fs" "$dev" sw_writes)
+	done
+	umount "$SCRATCH_MNT" 2>/dev/null
+	committed=$(( committed + $(cat "$acks"/acks.* 2>/dev/null | wc -l) ))
+	secs=$(( $(date +%s) - start ))
+	atomic=$(db_preload_atomic)
+	summary="$cut cuts, $committed commits acknowledged: $torn_total torn pages found before recovery (in $torn_cuts cuts), $failed_recoveries failed recoveries, $bad_after corrupted pages after recovery, $check_bad CHECK TABLE failures, $lost lost commits, $errors errors (preload atomic writes $atomic; fs hw $hw, sw $sw; ${secs}s)"
+	case $kind in
+	untorn)
+		bad=$(( torn_total + failed_recoveries + bad_after + check_bad + lost + errors ))
+		grew=1
+		[ -z "$expect" ] || for c in ${expect//,/ }; do
+			case $c in hw_writes) [ "$hw" -gt 0 ] || grew=0 ;; sw_writes) [ "$sw" -gt 0 ] || grew=0 ;; esac
+		done
+		if [ "$bad" = 0 ] && [ "$grew" = 1 ] && [ "$atomic" -gt 0 ]; then
+			t_ok "$name: $summary"
+		else
+			t_fail "$name: $summary; replay: make db-crash DB_SEED=$seed DB_CUTS=$cuts DB_CONFIGS=$name"
+		fi ;;
+	tears)
+		if [ $(( torn_cuts + failed_recoveries )) -gt 0 ] && [ "$errors" = 0 ] &&
+		   [ $(( (torn_cuts + failed_recoveries) * 4 )) -ge "$cuts" ]; then
+			t_ok "$name (control): lost pages in $((torn_cuts > failed_recoveries ? torn_cuts : failed_recoveries)) of $cut cuts: $summary"
+		else
+			t_fail "$name (control): did not lose pages in a quarter of the cuts: $summary"
+		fi ;;
+	recovers)
+		bad=$(( failed_recoveries + bad_after + check_bad + lost + errors ))
+		if [ "$bad" = 0 ]; then
+			t_ok "$name (control): recovered every cut: $summary"
+		else
+			t_fail "$name (control): $summary"
+		fi ;;
+	esac
+	table+=("| $name | $dw | $preload | $cut | $committed | $torn_total ($torn_cuts cuts) | $failed_recoveries | $bad_after | $lost | $errors | hw $hw, sw $sw, preload $atomic | ${secs}s |")
+done
+echo "# database power cuts, seed $seed; replay: make db-crash DB_SEED=$seed DB_CUTS=$cuts"
+echo "# | configuration | doublewrite | untorn-preload | cuts | commits acknowledged | torn pages before recovery | failed recoveries | corrupted pages after recovery | lost commits | errors | atomic writes | time |"
+echo "# |---|---|---|---|---|---|---|---|---|---|---|---|"
+for r in "${table[@]}"; do echo "# $r"; done
+t_done

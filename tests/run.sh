@@ -35,6 +35,21 @@ start=$(date +%s)
 		if [ $rc != 0 ]; then
 			echo "not ok - vm: the guest run failed (exit $rc; see the console log named above)"
 		fi
+		# The db/ cases boot the db image (MariaDB, sysbench), built on
+		# first use, in a second VM.
+		db=0
+		for g in "${@:-db/*}"; do
+			[[ $g == db* || $g == '*' ]] && db=1
+		done
+		if [ $db = 1 ]; then
+			echo "# VM suite, db image"
+			UNTORN_IMAGE=db UNTORN_VM_TIMEOUT=5400 "$top/vm/run.sh" \
+				"UNTORN_CASE_TIMEOUT=3600 tests/guest-run.sh 'db/*'"
+			rc=$?
+			if [ $rc != 0 ]; then
+				echo "not ok - vm: the db image's guest run failed (exit $rc; see the console log named above)"
+			fi
+		fi
 	fi
 } 2>&1 | tee "$log"
 

@@ -24,3 +24,13 @@ BASE_TAG=untorn-base
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo "==> $*" >&2; }
+
+# The first line of a long-run report (tests/crash, tests/fsx, tests/db):
+# which series it ran on, by the patches' content (not the tree's commit
+# ids, which git am dates), for the ledgers.
+series_stamp() {
+	local patches
+	patches=$(grep -v '^#' "$UNTORN_TOP/patches/series")
+	# shellcheck disable=SC2086
+	echo "# series $(cd "$UNTORN_TOP/patches" && cat series $patches | sha256sum | cut -c1-12) ($(wc -w <<<"$patches") patches), $(date -u +%Y-%m-%d)$*"
+}

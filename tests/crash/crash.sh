@@ -108,19 +108,6 @@ modprobe tearblk || skip_all "cannot load tearblk"
 console_level=$(cut -f1 /proc/sys/kernel/printk)
 dmesg -n 5
 
-# new_tear_dev SPEC: create a tearblk device, print its node.
-new_tear_dev() {
-	local before after d
-	before=$(ls -d /sys/block/tear* 2>/dev/null)
-	echo "size=512M,$1" > /sys/module/tearblk/parameters/add || return 1
-	udevadm settle 2>/dev/null
-	after=$(ls -d /sys/block/tear* 2>/dev/null)
-	for d in $after; do
-		grep -qx "$d" <<<"$before" || { echo "/dev/${d##*/}"; return 0; }
-	done
-	return 1
-}
-
 # field NAME LINE: the value of NAME=... in a torture summary line.
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 

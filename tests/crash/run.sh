@@ -18,12 +18,8 @@ done
 mkdir -p "$UNTORN_CACHE/crash"
 report=$UNTORN_CACHE/crash/$(date +%Y%m%d-%H%M%S).txt
 export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 600 + cuts * 7 * 2 * 3 ))}
-# Which series the cuts ran on, for tests/crash/ledger.sh: the patches'
-# content, not the tree's commit ids (git am dates them).
-patches=$(grep -v '^#' "$top/patches/series")
-series=$(cd "$top/patches" && cat series $patches | sha256sum | cut -c1-12)
 {
-	echo "# series $series ($(wc -w <<<"$patches") patches), $(date -u +%Y-%m-%d)"
+	series_stamp
 	"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}")" 2>&1
 } | tee "$report"
 rc=${PIPESTATUS[0]}

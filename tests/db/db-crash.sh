@@ -55,18 +55,6 @@ modprobe tearblk || skip_all "cannot load tearblk"
 [ -r "$top/build/lib/untorn-preload.so" ] || skip_all "requires build/lib/untorn-preload.so (make build)"
 dmesg -n 5
 
-new_tear_dev() {
-	local before after d
-	before=$(ls -d /sys/block/tear* 2>/dev/null)
-	echo "size=512M,$1" > /sys/module/tearblk/parameters/add || return 1
-	udevadm settle 2>/dev/null
-	after=$(ls -d /sys/block/tear* 2>/dev/null)
-	for d in $after; do
-		grep -qx "$d" <<<"$before" || { echo "/dev/${d##*/}"; return 0; }
-	done
-	return 1
-}
-
 rng=$(( seed ))
 # rand N: a seeded number below N.
 rand() {

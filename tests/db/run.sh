@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host side of `make db-crash`: builds (or reuses) the db image, boots it,
 # runs tests/db/db-crash.sh with the given arguments and keeps the report
-# in $UNTORN_CACHE/db/DATE.txt (first line: the series, as tests/crash/run.sh).
+# in $UNTORN_CACHE/db/DATE.txt (first line: the series, series_stamp in kernel/common.sh).
 #
 #   tests/db/run.sh [--cuts N] [--seed S] [CONFIG...]
 set -uo pipefail
@@ -18,10 +18,8 @@ export UNTORN_IMAGE=db
 export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 900 + cuts * 5 * 120 ))}
 mkdir -p "$UNTORN_CACHE/db"
 report=$UNTORN_CACHE/db/$(date +%Y%m%d-%H%M%S).txt
-patches=$(grep -v '^#' "$top/patches/series")
-series=$(cd "$top/patches" && cat series $patches | sha256sum | cut -c1-12)
 {
-	echo "# series $series ($(wc -w <<<"$patches") patches), $(date -u +%Y-%m-%d)"
+	series_stamp
 	"$top/vm/run.sh" "tests/db/db-crash.sh$(printf ' %q' "${args[@]}")" 2>&1
 	echo "# vm exit $?"
 } | tee "$report"

@@ -7,7 +7,7 @@
 #   tests/fsx/run.sh OPS ROUNDS
 #
 # The report goes to $UNTORN_CACHE/fsx/DATE.txt; its first line names the
-# series (a hash of patches/, as tests/crash/run.sh) and the kernel.
+# series (series_stamp in kernel/common.sh) and the kernel.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/kernel/common.sh"
@@ -18,11 +18,9 @@ kernel=debug
 [ "${UNTORN_KASAN:-0}" = 1 ] && kernel=kasan
 mkdir -p "$UNTORN_CACHE/fsx"
 report=$UNTORN_CACHE/fsx/$(date +%Y%m%d-%H%M%S).txt
-patches=$(grep -v '^#' "$top/patches/series")
-series=$(cd "$top/patches" && cat series $patches | sha256sum | cut -c1-12)
 export UNTORN_VM_TIMEOUT=172800
 {
-	echo "# series $series ($(wc -w <<<"$patches") patches), $(date -u +%Y-%m-%d), kernel $kernel"
+	series_stamp ", kernel $kernel"
 	"$top/vm/run.sh" "UNTORN_FSX_OPS=$ops UNTORN_FSX_ROUNDS=$rounds UNTORN_CASE_TIMEOUT=172800 tests/guest-run.sh fs/atomic-fsx" 2>&1
 	echo "# vm exit $?"
 } | tee "$report"

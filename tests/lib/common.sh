@@ -93,6 +93,20 @@ scsi_debug_unload() {
 	modprobe -r scsi_debug
 }
 
+# new_tear_dev SPEC: create a tearblk device (512 MiB unless SPEC has size=),
+# print its node.
+new_tear_dev() {
+	local before after d
+	before=$(ls -d /sys/block/tear* 2>/dev/null)
+	echo "size=512M,$1" > /sys/module/tearblk/parameters/add || return 1
+	udevadm settle 2>/dev/null
+	after=$(ls -d /sys/block/tear* 2>/dev/null)
+	for d in $after; do
+		grep -qx "$d" <<<"$before" || { echo "/dev/${d##*/}"; return 0; }
+	done
+	return 1
+}
+
 # Geometries used across the suite.
 SD_GEOM_512_64K="sector_size=512 atomic_wr=1 atomic_wr_gran=8 atomic_wr_align=8 atomic_wr_max_length=128"
 SD_GEOM_4K_16K_64K="sector_size=4096 atomic_wr=1 atomic_wr_gran=4 atomic_wr_align=4 atomic_wr_max_length=16"

@@ -56,10 +56,11 @@ modprobe tearblk || skip_all "cannot load tearblk"
 dmesg -n 5
 
 rng=$(( seed ))
-# rand N: a seeded number below N.
+# rand N: a seeded number below N, in R (not printed: in a $(...)
+# subshell the generator would never move on).
 rand() {
 	rng=$(( (rng * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff ))
-	echo $(( (rng >> 17) % $1 ))
+	R=$(( (rng >> 17) % $1 ))
 }
 
 # torn_pages DIR: pages innochecksum finds corrupted in the tablespaces.
@@ -172,10 +173,12 @@ while IFS='|' read -r name geom fs mkfs dw preload expect kind <&3; do
 			t_diag <<<"cut $cut: the server did not start before the workload"
 			break
 		fi
+		rand 1000000
 		ACK_DIR=$acks db_bench "$top/tests/db/acks.lua" run --threads=4 --time=600 \
-			--rand-seed=$(( $(rand 1000000) + 1 )) >/tmp/untorn-db.run 2>&1 &
+			--rand-seed=$(( R + 1 )) >/tmp/untorn-db.run 2>&1 &
 		bench=$!
-		sleep "$(( 3 + $(rand 6) )).$(rand 10)"
+		rand 60
+		sleep "$(( 3 + R / 10 )).$(( R % 10 ))"
 		if ! kill -0 "$bench" 2>/dev/null; then
 			errors=$((errors + 1))
 			t_diag <<<"cut $cut: the workload stopped before the cut"
@@ -185,7 +188,8 @@ while IFS='|' read -r name geom fs mkfs dw preload expect kind <&3; do
 		printf '%u\n' "$(( seed + cut ))" > "$tdir/seed"
 		# Half the cuts at a random moment, half in a page flush; the
 		# tearing control's all in a flush, where pages can tear.
-		if [ "$kind" != tears ] && [ "$(rand 2)" = 0 ]; then
+		rand 2
+		if [ "$kind" != tears ] && [ "$R" = 0 ]; then
 			echo 1 > "$tdir/cut"
 		else
 			cut_in_flush "$tdir" && flush_cuts=$((flush_cuts + 1))
@@ -236,7 +240,7 @@ while IFS='|' read -r name geom fs mkfs dw preload expect kind <&3; do
 	committed=$(( committed + $(cat "$acks"/acks.* 2>/dev/null | wc -l) ))
 	secs=$(( $(date +%s) - start ))
 	atomic=$(db_preload_atomic)
-	summary="$cut cuts ($flush_cuts while pages waited for a flush), $committed commits acknowledged: $torn_total torn pages found before recovery (in $torn_cuts cuts), $failed_recoveries failed recoveries, $bad_after corrupted pages after recovery, $check_bad CHECK TABLE failures, $lost lost commits, $errors errors (preload atomic writes $atomic; fs hw $hw, sw $sw; ${secs}s)"
+	summary="$cut cuts ($flush_cuts while pages waited for a flush), $committed commits acknowledged: $torn_total torn pages found before recovery (in $torn_cuts cuts), $failed_recoveries failed recoveries, $bad_after corrupted pages after recovery, $check_bad CHECK TABLE failures, $lost lost commits, $errors errors (preload atomic writes at clean shutdowns $atomic; fs hw $hw, sw $sw; ${secs}s)"
 	case $kind in
 	untorn)
 		bad=$(( torn_total + failed_recoveries + bad_after + check_bad + lost + errors ))

@@ -302,9 +302,14 @@ static void touch(struct mfile *f, size_t lo, size_t hi)
  * failure prints. --full-check reads everything after every step.
  */
 #define SWEEP_STEPS 16
+static size_t sweep_slice(void)
+{
+	return (opt.size / SWEEP_STEPS + 4095) & ~(size_t)4095;
+}
+
 static void check_step(struct mfile *f, const char *after)
 {
-	size_t slice = (opt.size / SWEEP_STEPS + 4095) & ~(size_t)4095;
+	size_t slice = sweep_slice();
 
 	if (opt.full_check) {
 		check_file(f, after);
@@ -672,7 +677,7 @@ static enum op pick_op(void)
  */
 static void corrupt_sequence(void)
 {
-	size_t slice = (opt.size / SWEEP_STEPS + 4095) & ~(size_t)4095;
+	size_t slice = sweep_slice();
 	size_t off, room;
 	unsigned char b;
 

@@ -357,16 +357,14 @@ static int is_refusal(int err)
  * The flag is tried whatever statx said, so that a refused write fails
  * with exactly the kernel's error.
  */
-static ssize_t page_write(int fd, const struct iovec *iov, int cnt, off_t off,
-			  size_t len)
+static ssize_t page_write(int fd, const struct fd_info *fi,
+			  const struct iovec *iov, int cnt, off_t off, size_t len)
 {
-	struct fd_info fi;
 	ssize_t n;
 	int err;
 
-	fd_limits(fd, &fi);
-	if (!limits_cover(&fi, len) && cfg.allow_plain) {
-		say_refused(fd, &fi, len, 0);
+	if (!limits_cover(fi, len) && cfg.allow_plain) {
+		say_refused(fd, fi, len, 0);
 		count(&n_plain);
 		return real_pwritev64(fd, iov, cnt, off);
 	}
@@ -378,7 +376,7 @@ static ssize_t page_write(int fd, const struct iovec *iov, int cnt, off_t off,
 	err = errno;
 	if (!is_refusal(err))
 		return n;
-	say_refused(fd, &fi, len, err);
+	say_refused(fd, fi, len, err);
 	if (cfg.allow_plain) {
 		count(&n_plain);
 		return real_pwritev64(fd, iov, cnt, off);
@@ -391,13 +389,15 @@ static ssize_t page_write(int fd, const struct iovec *iov, int cnt, off_t off,
 PUBLIC ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 {
 	struct iovec iov = { (void *)buf, len };
+	struct fd_info fi;
 
 	resolve();
 	if (!is_page_write(fd, len, off)) {
 		count(&n_passed);
 		return real_pwrite64(fd, buf, len, off);
 	}
-	return page_write(fd, &iov, 1, off, len);
+	fd_limits(fd, &fi);
+	return page_write(fd, &fi, &iov, 1, off, len);
 }
 
 PUBLIC ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
@@ -424,7 +424,7 @@ PUBLIC ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
 	}
 	fd_limits(fd, &fi);
 	if (cnt == 1 || (fi.segments_max && (unsigned int)cnt <= fi.segments_max))
-		return page_write(fd, iov, cnt, off, len);
+		return page_write(fd, &fi, iov, cnt, off, len);
 	if (posix_memalign(&one.iov_base, 4096, len)) {
 		errno = ENOMEM;
 		return -1;
@@ -434,7 +434,7 @@ PUBLIC ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
 		done += iov[i].iov_len;
 	}
 	one.iov_len = len;
-	n = page_write(fd, &one, 1, off, len);
+	n = page_write(fd, &fi, &one, 1, off, len);
 	i = errno;
 	free(one.iov_base);
 	errno = i;

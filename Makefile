@@ -6,6 +6,8 @@
 #   make crash     power-cut torture per configuration (CRASH_CUTS=N cuts)
 #   make fsx-soak  the operation tester at length (FSX_OPS, FSX_ROUNDS per config)
 #   make bench     the benchmark report (markdown, CSV, PNG) under $UNTORN_CACHE/bench
+#   make db-crash  MariaDB through power cuts (DB_CUTS per configuration)
+#   make db-bench  MariaDB TPS and p99: doublewrite against untorn-preload
 
 include versions.env
 
@@ -24,7 +26,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
-.PHONY: db-crash fsx-kasan all build deps kernel image vm test unit demo clean \
+.PHONY: db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS) $(PRELOAD)
@@ -111,6 +113,11 @@ db-crash: build kernel
 
 bench: build image
 	benches/run.sh
+
+# MariaDB with doublewrite against doublewrite OFF + untorn-preload
+# (benches/db-bench): DB_BENCH_PAIRS, DB_BENCH_SECONDS, ... pass through.
+db-bench: build
+	benches/db-run.sh
 
 demo: deps
 	$(MAKE) build kernel image

@@ -26,25 +26,32 @@ start=$(date +%s)
 		echo "# VM runner checks"
 		"$top/tests/harness.sh"
 	fi
-	if [ $unit_only = 0 ]; then
+	# The db/ cases boot the db image (MariaDB, sysbench), built on
+	# first use, in a second VM; the other cases the default image.
+	db_globs=() globs=()
+	[ $# -gt 0 ] || db_globs=('db/*')
+	for g in "$@"; do
+		case $g in
+		db*) db_globs+=("$g") ;;
+		'*') db_globs+=('db/*'); globs+=("$g") ;;
+		*) globs+=("$g") ;;
+		esac
+	done
+	if [ $unit_only = 0 ] && { [ $# -eq 0 ] || [ ${#globs[@]} -gt 0 ]; }; then
 		echo "# VM suite"
 		args=""
-		[ $# -eq 0 ] || args=$(printf ' %q' "$@")
+		[ ${#globs[@]} -eq 0 ] || args=$(printf ' %q' "${globs[@]}")
 		"$top/vm/run.sh" "tests/guest-run.sh$args"
 		rc=$?
 		if [ $rc != 0 ]; then
 			echo "not ok - vm: the guest run failed (exit $rc; see the console log named above)"
 		fi
-		# The db/ cases boot the db image (MariaDB, sysbench), built on
-		# first use, in a second VM.
-		db=0
-		for g in "${@:-db/*}"; do
-			[[ $g == db* || $g == '*' ]] && db=1
-		done
-		if [ $db = 1 ]; then
+	fi
+	if [ $unit_only = 0 ]; then
+		if [ ${#db_globs[@]} -gt 0 ]; then
 			echo "# VM suite, db image"
 			UNTORN_IMAGE=db UNTORN_VM_TIMEOUT=5400 "$top/vm/run.sh" \
-				"UNTORN_CASE_TIMEOUT=3600 tests/guest-run.sh 'db/*'"
+				"UNTORN_CASE_TIMEOUT=3600 tests/guest-run.sh$(printf ' %q' "${db_globs[@]}")"
 			rc=$?
 			if [ $rc != 0 ]; then
 				echo "not ok - vm: the db image's guest run failed (exit $rc; see the console log named above)"

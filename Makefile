@@ -103,13 +103,14 @@ fsx-kasan: build image
 	UNTORN_KASAN=1 UNTORN_VM_MEM=4096 tests/fsx/run.sh $(FSX_OPS) $(FSX_ROUNDS)
 
 # MariaDB through power cuts (tests/db/): DB_CUTS per configuration,
-# DB_SEED (fresh when unset), DB_CONFIGS (all when unset). The db image
+# DB_CONTROL_CUTS per control (a tenth, at least 3, when unset), DB_SEED
+# (fresh when unset), DB_CONFIGS (all when unset). The db image
 # (mariadb-server, sysbench) is built on first use.
 DB_CUTS    ?= 5
 DB_SEED    ?=
 DB_CONFIGS ?=
 db-crash: build kernel
-	tests/db/run.sh --cuts $(DB_CUTS) $(if $(DB_SEED),--seed $(DB_SEED)) $(DB_CONFIGS)
+	tests/db/run.sh --cuts $(DB_CUTS) $(if $(DB_CONTROL_CUTS),--control-cuts $(DB_CONTROL_CUTS)) $(if $(DB_SEED),--seed $(DB_SEED)) $(DB_CONFIGS)
 
 bench: build image
 	benches/run.sh

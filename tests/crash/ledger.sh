@@ -17,6 +17,7 @@
 # not a row. Reports that did not finish (no table) are refused.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/ledger.sh"
 
 if [ "${1:-}" = --totals ]; then
 	ledger=${2:-$top/docs/crash-ledger.md}
@@ -42,21 +43,9 @@ fi
 
 if [ "${1:-}" = --add ]; then
 	shift
-	ledger=$top/docs/crash-ledger.md
 	rows=$("$0" "$@")
-	while IFS='| ' read -r _ _ series seed _; do
-		if grep -qF "|$series|$seed|" <<<"$(tr -d ' ' < "$ledger")"; then
-			echo "error: seed $seed of series $series is in the ledger already" >&2
-			exit 1
-		fi
-	done <<<"$rows"
-	printf '%s\n' "$rows" >> "$ledger"
-	totals=$("$0" --totals "$ledger")
-	awk -v t="$totals" '
-		/^<!-- totals -->/ { print; print t; skip = 1; next }
-		/^<!-- \/totals -->/ { skip = 0 }
-		!skip' "$ledger" > "$ledger.new" && mv "$ledger.new" "$ledger"
-	exit 0
+	ledger_add "$top/docs/crash-ledger.md" 3 4 "$0" <<<"$rows"
+	exit
 fi
 
 [ $# -gt 0 ] || { echo "usage: $0 REPORT... | --totals [LEDGER] | --add REPORT..." >&2; exit 2; }

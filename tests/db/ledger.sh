@@ -17,6 +17,7 @@
 # showed what they must), and only from a report that finished (its table).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/ledger.sh"
 default=$top/docs/db-ledger.md
 
 if [ "${1:-}" = --totals ]; then
@@ -43,19 +44,8 @@ fi
 if [ "${1:-}" = --add ]; then
 	shift
 	rows=$("$0" "$@")
-	while IFS='| ' read -r _ _ series seed _; do
-		if grep -qF "|$series|$seed|" <<<"$(tr -d ' ' < "$default")"; then
-			echo "error: seed $seed of series $series is in the ledger already" >&2
-			exit 1
-		fi
-	done <<<"$rows"
-	printf '%s\n' "$rows" >> "$default"
-	totals=$("$0" --totals "$default")
-	awk -v t="$totals" '
-		/^<!-- totals -->/ { print; print t; skip = 1; next }
-		/^<!-- \/totals -->/ { skip = 0 }
-		!skip' "$default" > "$default.new" && mv "$default.new" "$default"
-	exit 0
+	ledger_add "$default" 3 4 "$0" <<<"$rows"
+	exit
 fi
 
 [ $# -gt 0 ] || { echo "usage: $0 REPORT... | --totals [LEDGER] | --add REPORT..." >&2; exit 2; }

@@ -17,6 +17,7 @@
 # run on any WARNING, BUG, lockdep or KASAN report in the guest log).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/ledger.sh"
 default=$top/docs/fsx-ledger.md
 
 if [ "${1:-}" = --totals ]; then
@@ -43,21 +44,8 @@ fi
 if [ "${1:-}" = --add ]; then
 	shift
 	rows=$("$0" "$@")
-	[ -n "$rows" ] || { echo "error: no passing configuration in $*" >&2; exit 1; }
-	while IFS='|' read -r _ _ series _ _ seed _; do
-		if grep -qF "|$(tr -d ' ' <<<"$series")|" <<<"$(tr -d ' ' < "$default")" &&
-		   grep -qF "|$(tr -d ' ' <<<"$seed")|" <<<"$(tr -d ' ' < "$default")"; then
-			echo "error: seed$seed of series$series is in the ledger already" >&2
-			exit 1
-		fi
-	done <<<"$rows"
-	printf '%s\n' "$rows" >> "$default"
-	totals=$("$0" --totals "$default")
-	awk -v t="$totals" '
-		/^<!-- totals -->/ { print; print t; skip = 1; next }
-		/^<!-- \/totals -->/ { skip = 0 }
-		!skip' "$default" > "$default.new" && mv "$default.new" "$default"
-	exit 0
+	ledger_add "$default" 3 6 "$0" <<<"$rows"
+	exit
 fi
 
 [ $# -gt 0 ] || { echo "usage: $0 REPORT... | --totals [LEDGER] | --add REPORT..." >&2; exit 2; }

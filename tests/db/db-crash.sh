@@ -260,7 +260,7 @@ while IFS='|' read -r name geom fs mkfs dw preload expect kind <&3; do
 	umount "$SCRATCH_MNT" 2>/dev/null
 	committed=$(( committed + $(cat "$acks"/acks.* 2>/dev/null | wc -l) ))
 	secs=$(( $(date +%s) - start ))
-	atomic=$(db_preload_atomic)
+	atomic=$(db_preload_count atomic)
 	summary="$cut cuts ($flush_cuts while pages waited for a flush), $committed commits acknowledged: $torn_total torn pages found before recovery (in $torn_cuts cuts), $failed_recoveries failed recoveries, $bad_after corrupted pages after recovery (at $clean_checks clean shutdowns), $check_bad CHECK TABLE failures, $lost lost commits, $errors errors (preload atomic writes at clean shutdowns $atomic; fs hw $hw, sw $sw; ${secs}s)"
 	case $kind in
 	untorn)

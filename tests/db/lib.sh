@@ -9,7 +9,8 @@
 #   db_stop                            clean shutdown (mariadb-admin)
 #   db_kill                            SIGKILL, as a power cut leaves it
 #   db_sql 'SQL'                       run SQL in the test database
-#   db_preload_atomic                  atomic writes the preload counted so far
+#   db_preload_count NAME              the preload's counter NAME (atomic,
+#                                      plain, refused, passed) so far
 #
 # The server is small so that a restart is quick under emulation: 16 KiB
 # pages, O_DIRECT data files, an 8 MiB buffer pool (the data set is
@@ -92,9 +93,10 @@ db_sql() {
 }
 
 # The preload writes its counters at each server's exit (appended).
-db_preload_atomic() {
-	awk '{ for (i = 1; i < NF; i++) if ($i == "atomic") s += $(i + 1) } END { print s + 0 }' \
-		"$DB_STATS" 2>/dev/null || echo 0
+db_preload_count() {
+	[ -f "$DB_STATS" ] || { echo 0; return; }
+	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) s += $(i + 1) } END { print s + 0 }' \
+		"$DB_STATS"
 }
 
 # sysbench against the server: db_bench SCRIPT COMMAND [sysbench options].

@@ -26,7 +26,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
-.PHONY: db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
+.PHONY: FORCE db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS) $(PRELOAD)
@@ -38,9 +38,23 @@ $(BUILD)/%.o: %.c $(LIB_HDRS)
 $(BUILD)/lib/libuntorn.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
+# untorn --version: the release in versions.env and the commit it was
+# built from. The header is rewritten only when that changes, so that an
+# unchanged tree does not relink.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@v='#define UNTORN_VERSION "$(UNTORN_VERSION) ($(shell git describe --always --dirty 2>/dev/null || echo no git))"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+FORCE:
+
+$(BUILD)/tools/untorn/untorn.o: tools/untorn/untorn.c $(LIB_HDRS) $(BUILD)/version.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -include $(BUILD)/version.h -c -o $@ $<
+
+# JSON through Debian's json-c, linked in like the rest (static).
 $(BUILD)/bin/untorn: $(BUILD)/tools/untorn/untorn.o $(BUILD)/lib/libuntorn.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -ljson-c
 
 $(BUILD)/bin/%: $(BUILD)/tests/progs/%.o $(BUILD)/lib/libuntorn.a
 	@mkdir -p $(dir $@)

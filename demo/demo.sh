@@ -10,22 +10,22 @@ say "Kernel $(uname -r), guest userspace $(. /etc/os-release; echo "$PRETTY_NAME
 
 say "NVMe disk: QEMU 7.2 gives a hardware atomic unit of one 4 KiB block"
 run untorn info "$UNTORN_DEV_NVME0"
-run untorn write --unit 4k --count 1024 --gen 1 "$UNTORN_DEV_NVME0"
+run untorn write --force --unit 4k --count 1024 --gen 1 "$UNTORN_DEV_NVME0"
 run untorn verify --unit 4k --count 1024 --gen 1 "$UNTORN_DEV_NVME0"
 
 say "scsi_debug with a 64 KiB atomic unit (SCSI WRITE ATOMIC(16))"
 scsi_debug_load $SD_GEOM_512_64K
 run untorn info "$SD_DEV"
-run untorn write --unit 64k --count 256 --gen 7 --engine io_uring "$SD_DEV"
+run untorn write --force --unit 64k --count 256 --gen 7 --engine io_uring "$SD_DEV"
 run untorn verify --unit 64k --count 256 --gen 7 "$SD_DEV"
 say "A 128 KiB write is larger than the unit: refused, never torn"
-run untorn write --unit 128k --count 1 --gen 8 "$SD_DEV"
+run untorn write --force --unit 128k --count 1 --gen 8 "$SD_DEV"
 echo "(exit $?)"
 scsi_debug_unload
 
 say "A plain virtio disk offers no protection: RWF_ATOMIC is refused"
 run untorn info "$UNTORN_DEV_PLAIN"
-run untorn write --unit 4k --count 1 "$UNTORN_DEV_PLAIN"
+run untorn write --force --unit 4k --count 1 "$UNTORN_DEV_PLAIN"
 echo "(exit $?)"
 
 say "Files on XFS and ext4: atomic writes through the filesystem"
@@ -43,7 +43,7 @@ for fs in xfs ext4; do
 	fi
 	mount "$UNTORN_DEV_NVME1" /mnt/$fs
 	dmesg | grep -o "EXT4-fs (${UNTORN_DEV_NVME1##*/}): supports atomic writes.*" | tail -1
-	run untorn write --unit $unit --count $count --gen 1 /mnt/$fs/table
+	run untorn write --force --unit $unit --count $count --gen 1 /mnt/$fs/table
 	run untorn info /mnt/$fs/table
 	echo "\$ xfs_io -c 'statx -r -m 0x10000' /mnt/$fs/table | grep atomic"
 	xfs_io -c "statx -r -m 0x10000" /mnt/$fs/table | grep atomic
@@ -63,9 +63,9 @@ for fs in xfs ext4; do
 		grep -o "atomic_write_fallback=deny" /proc/mounts
 		echo allow >/sys/fs/xfs/${UNTORN_DEV_NVME1##*/}/atomic_write/fallback_policy
 	fi
-	run untorn write --unit $unit --count $count --gen 2 --engine io_uring --dsync /mnt/$fs/table
+	run untorn write --force --unit $unit --count $count --gen 2 --engine io_uring --dsync /mnt/$fs/table
 	say "$fs: power cut (filesystem shutdown) while atomic writes stream in"
-	untorn write --unit $unit --count $count --gen 3 --loops 100 /mnt/$fs/table 2>/dev/null &
+	untorn write --force --unit $unit --count $count --gen 3 --loops 100 /mnt/$fs/table 2>/dev/null &
 	sleep 1
 	run xfs_io -x -c shutdown /mnt/$fs
 	wait
@@ -74,7 +74,7 @@ for fs in xfs ext4; do
 	echo "after remount, every unit holds one whole generation:"
 	run untorn verify --unit $unit --count $count /mnt/$fs/table
 	say "$fs: a write larger than the file's unit is refused, not torn"
-	run untorn write --unit $too_big --count 1 /mnt/$fs/table
+	run untorn write --force --unit $too_big --count 1 /mnt/$fs/table
 	echo "(exit $?)"
 	umount /mnt/$fs
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Host side of the test suite: the host unit tests, then the in-guest suite
-# in one VM boot; sums the TAP lines of both. The last line of output is
+# Host side of the test suite: the host unit tests and tests/host/ cases,
+# then the in-guest suite in one VM boot; sums the TAP lines of all. The last line of output is
 # "N passed, N failed"; the exit status is non-zero on any failure.
 #
 #   tests/run.sh [--unit-only] [CASE-GLOB...]     e.g. tests/run.sh 'blk/*'
@@ -22,6 +22,11 @@ start=$(date +%s)
 	echo "# host unit tests"
 	"$top/build/unit/unit"
 	echo "# unit exit $?"
+	# Host cases (tests/host/): TAP lines named after the case.
+	for t in "$top"/tests/host/*; do
+		echo "# host case ${t#"$top"/tests/}"
+		"$t" 2>&1 | sed "s%^\(not \)\{0,1\}ok - %&${t#"$top"/tests/}: %"
+	done
 	if [ $unit_only = 0 ] && [ $# -eq 0 ]; then
 		echo "# VM runner checks"
 		"$top/tests/harness.sh"

@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/../kernel/common.sh"
 
 # Run-time needs of the tests, tools and benchmarks in the guest.
-PACKAGES=xfsprogs,e2fsprogs,fio,kmod,procps,util-linux,fdisk,strace,psmisc
+PACKAGES=xfsprogs,e2fsprogs,fio,kmod,procps,util-linux,fdisk,strace,psmisc,jq
 EXTRA=()
 variant=${UNTORN_IMAGE:-base}
 case $variant in

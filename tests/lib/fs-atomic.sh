@@ -18,7 +18,7 @@ fs_atomic_suite() {
 	local label=$1 umin=$2 umax=$3 cap=${4:-$3} opt=${5:-} f out len
 	f=$SCRATCH_MNT/contract
 	# A written file large enough for every offset atomic-check uses.
-	untorn write --no-atomic --unit "$umax" --count 8 "$f" >/dev/null ||
+	untorn write --force --no-atomic --unit "$umax" --count 8 "$f" >/dev/null ||
 		t_fail "$label: prefill $f"
 	atomic-check --name "$label" --expect-unit "$umin:$umax" \
 		${opt:+--expect-opt "$opt"} "$f" || UT_FAILED=1
@@ -62,9 +62,9 @@ fs_crash_check() {
 	local label=$1 unit=$2 rounds=${3:-3} r count=256 pid delay out
 	local f=$SCRATCH_MNT/crash
 	for ((r = 1; r <= rounds; r++)); do
-		untorn write --unit "$unit" --count $count --gen 1 "$f" &&
+		untorn write --force --unit "$unit" --count $count --gen 1 "$f" &&
 			sync "$f" || { t_fail "$label: crash round $r: setup"; return; }
-		untorn write --unit "$unit" --count $count --gen 2 --loops 1000 "$f" \
+		untorn write --force --unit "$unit" --count $count --gen 2 --loops 1000 "$f" \
 			>/dev/null 2>&1 &
 		pid=$!
 		delay=$((RANDOM % 1500 + 200))

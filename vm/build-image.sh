@@ -5,20 +5,21 @@
 #
 # UNTORN_IMAGE=db builds the opt-in database variant (the same plus
 # mariadb-server and sysbench, for the tests/db cases), side by side with
-# the default image, which stays small.
+# the default image, which stays small (lvm2 and mdadm are in both).
 set -euo pipefail
 . "$(dirname "$0")/../kernel/common.sh"
 
 # Run-time needs of the tests, tools and benchmarks in the guest.
 PACKAGES=xfsprogs,e2fsprogs,fio,kmod,procps,util-linux,fdisk,strace,psmisc,jq
-EXTRA=()
+# Installed by apt in the new root after debootstrap: their maintainer
+# scripts need a configured base (perl for addgroup, debconf). LVM and md
+# for the stacking cases; no service of theirs starts in the guest.
+EXTRA=(lvm2 mdadm)
 variant=${UNTORN_IMAGE:-base}
 case $variant in
 base) prefix=rootfs-$GUEST_SUITE ;;
 db)   prefix=rootfs-$GUEST_SUITE-db
-      # Installed by apt in the new root after debootstrap: their
-      # maintainer scripts need a configured base (perl for addgroup).
-      EXTRA=(mariadb-server mariadb-client sysbench) ;;
+      EXTRA+=(mariadb-server mariadb-client sysbench) ;;
 *)    die "UNTORN_IMAGE=$variant: base or db" ;;
 esac
 

@@ -11,6 +11,7 @@
  *           [--threads N] [--qd N] [--engine pwritev2|io_uring|libaio|mixed]
  *           [--snapshots] [--punch BLOCK] [--expect COUNTER,...]
  *           [--logdev DEV] [--rtdev DEV] [--recovery-cuts]
+ *           [--dm-linear SECTORS]
  *           [--control | --control-floor | --control-lying] [--name NAME]
  *           [--verbose]
  *
@@ -18,6 +19,12 @@
  * units live in one file written with O_DIRECT; each cut is followed by a
  * mount (log recovery), the check, an unmount, fsck (xfs_repair -n or
  * e2fsck -fn) and a mount to go on. Without it the units are the device.
+ *
+ * --dm-linear SECTORS puts a dm-linear device over DEV, its data starting
+ * SECTORS into DEV (as LVM's first extent does), and the filesystem (or
+ * the raw units) on that: atomic writes pass through device-mapper to the
+ * disk. The cut is DEV's; before power comes back the dm device goes (it
+ * holds DEV open) and it is created again after, as a boot activates it.
  *
  * --logdev and --rtdev (XFS) put the log and the realtime section on their
  * own tearblk devices; a cut cuts all of them, in a seeded order, as a
@@ -136,6 +143,7 @@ struct unit_state {
 
 static struct {
 	const char *dev, *logdev, *rtdev, *name, *mkfs_args, *mount_opts, *mnt;
+	long long dm_linear;	/* -1: none; else the offset in DEV, sectors */
 	enum fs_kind fs;
 	enum cut_mode cut_mode;
 	size_t unit;
@@ -235,6 +243,60 @@ static void show_log(const char *log)
 	fclose(f);
 }
 
+/*
+ * What mkfs, mount and fsck (or the raw units) see: DEV, or with
+ * --dm-linear the dm device over it.
+ */
+static char dm_name[64], dm_table[512];
+
+static const char *data_dev(void)
+{
+	static char path[128];
+
+	if (opt.dm_linear < 0)
+		return opt.dev;
+	snprintf(path, sizeof(path), "/dev/mapper/%s", dm_name);
+	return path;
+}
+
+static void dm_linear_create(void)
+{
+	char *argv[] = { "dmsetup", "create", dm_name, "--table", dm_table, NULL };
+
+	if (run(argv, "/tmp/torture-dm.log")) {
+		show_log("/tmp/torture-dm.log");
+		die("dmsetup create %s --table '%s' failed", dm_name, dm_table);
+	}
+}
+
+static void dm_linear_remove(void)
+{
+	char *argv[] = { "dmsetup", "remove", "--retry", dm_name, NULL };
+
+	if (run(argv, "/tmp/torture-dm.log")) {
+		show_log("/tmp/torture-dm.log");
+		die("dmsetup remove %s failed", dm_name);
+	}
+}
+
+/* The dm-linear device over DEV: all of DEV from --dm-linear on. */
+static void dm_linear_setup(void)
+{
+	uint64_t bytes;
+	int fd = open(opt.dev, O_RDONLY);
+
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes))
+		die("size of %s: %s", opt.dev, strerror(errno));
+	close(fd);
+	if ((unsigned long long)opt.dm_linear >= bytes >> 9)
+		die("--dm-linear %lld is beyond the end of %s", opt.dm_linear, opt.dev);
+	snprintf(dm_name, sizeof(dm_name), "torture-%d", (int)getpid());
+	snprintf(dm_table, sizeof(dm_table), "0 %llu linear %s %lld",
+		 (unsigned long long)(bytes >> 9) - opt.dm_linear, opt.dev,
+		 opt.dm_linear);
+	dm_linear_create();
+}
+
 static void do_mkfs(void)
 {
 	char cmd[1024];
@@ -244,7 +306,7 @@ static void do_mkfs(void)
 		 opt.mkfs_args ? opt.mkfs_args : "",
 		 opt.logdev ? " -l logdev=" : "", opt.logdev ? opt.logdev : "",
 		 opt.rtdev ? " -r rtdev=" : "", opt.rtdev ? opt.rtdev : "",
-		 opt.dev);
+		 data_dev());
 	if (system(cmd) != 0) {
 		show_log("/tmp/torture-mkfs.log");
 		die("%s failed", cmd);
@@ -253,9 +315,9 @@ static void do_mkfs(void)
 
 static int do_mount(void)
 {
-	if (mount(opt.dev, opt.mnt, fs_name(), 0, mount_opts) == 0)
+	if (mount(data_dev(), opt.mnt, fs_name(), 0, mount_opts) == 0)
 		return 0;
-	printf("#   mount %s: %s\n", opt.dev, strerror(errno));
+	printf("#   mount %s: %s\n", data_dev(), strerror(errno));
 	return -1;
 }
 
@@ -276,7 +338,7 @@ static void do_umount(void)
 static int do_fsck(void)
 {
 	char *xfs[9] = { "xfs_repair", "-n" }, **a = xfs + 2;
-	char *ext4[] = { "e2fsck", "-fn", (char *)opt.dev, NULL };
+	char *ext4[] = { "e2fsck", "-fn", (char *)data_dev(), NULL };
 	int rc;
 
 	if (opt.logdev) {
@@ -287,7 +349,7 @@ static int do_fsck(void)
 		*a++ = "-r";
 		*a++ = (char *)opt.rtdev;
 	}
-	*a++ = (char *)opt.dev;
+	*a++ = (char *)data_dev();
 	*a = NULL;
 	rc = run(opt.fs == FS_XFS ? xfs : ext4, "/tmp/torture-fsck.log");
 
@@ -647,6 +709,8 @@ static void power_on_all(unsigned long long *torn, unsigned long long *pending)
 	unsigned int i;
 	int err;
 
+	if (opt.dm_linear >= 0)
+		dm_linear_remove();
 	for (i = 0; i < ndevs; i++) {
 		err = ut_tear_power_on(tear_dirs[i]);
 		if (err)
@@ -656,6 +720,8 @@ static void power_on_all(unsigned long long *torn, unsigned long long *pending)
 		if (pending && !ut_tear_read(tear_dirs[i], "cut_pending", &v))
 			*pending += v;
 	}
+	if (opt.dm_linear >= 0)
+		dm_linear_create();
 }
 
 /*
@@ -846,6 +912,22 @@ static enum layout pick_layout(uint64_t *rng)
 	return l;
 }
 
+/*
+ * The filesystem's counters are under the name of its device, which for a
+ * dm device created again after a cut need not be the same each time.
+ */
+static void set_aw_dir(void)
+{
+	char real[PATH_MAX];
+	const char *base;
+
+	if (!realpath(data_dev(), real))
+		die("%s: %s", data_dev(), strerror(errno));
+	base = strrchr(real, '/');
+	snprintf(aw_dir, sizeof(aw_dir), "/sys/fs/%s/%s/atomic_write",
+		 fs_name(), base ? base + 1 : real);
+}
+
 /* The path counters of the mounted filesystem, 0 where it has none. */
 static void read_counters(uint64_t v[PC_COUNT])
 {
@@ -855,6 +937,7 @@ static void read_counters(uint64_t v[PC_COUNT])
 	memset(v, 0, sizeof(*v) * PC_COUNT);
 	if (opt.fs == FS_RAW)
 		return;
+	set_aw_dir();
 	if (ut_awstats_read_dir(aw_dir, &st))
 		die("%s: %s", aw_dir, strerror(errno));
 	for (i = 0; i < PC_COUNT; i++)
@@ -895,7 +978,7 @@ static void recovery_cut(struct cut *c, uint64_t *rng)
 		err = ut_tear_write(tear_dirs[0], "cut_after_writes", n);
 	if (err)
 		die("cannot arm the second cut: %s", strerror(-err));
-	rc = mount(opt.dev, opt.mnt, fs_name(), 0, mount_opts) ? -errno : 0;
+	rc = mount(data_dev(), opt.mnt, fs_name(), 0, mount_opts) ? -errno : 0;
 	ut_tear_read(tear_dirs[0], "powered", &powered);
 	for (i = 0; i < ndevs; i++) {
 		if (ut_tear_read(tear_dirs[i], "powered", &v) || !v)
@@ -1023,6 +1106,7 @@ static void usage(void)
 		"               [--threads N] [--qd N] [--engine pwritev2|io_uring|libaio|mixed]\n"
 		"               [--snapshots] [--punch BLOCK] [--expect hw_writes,sw_writes,fallback_mixed]\n"
 		"               [--logdev DEV] [--rtdev DEV] [--recovery-cuts]\n"
+		"               [--dm-linear SECTORS]\n"
 		"               [--control | --control-floor | --control-lying] [--name NAME]\n"
 		"               [--verbose]\n");
 	exit(2);
@@ -1084,6 +1168,7 @@ static void parse_args(int argc, char **argv)
 		{ "logdev", required_argument, NULL, 'l' },
 		{ "rtdev", required_argument, NULL, 'r' },
 		{ "recovery-cuts", no_argument, NULL, 'R' },
+		{ "dm-linear", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1095,9 +1180,16 @@ static void parse_args(int argc, char **argv)
 
 	opt.argc = argc;
 	opt.argv = argv;
+	opt.dm_linear = -1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': opt.dev = optarg; break;
+		case 'M':
+			v = strtoull(optarg, &end, 0);
+			if (*end || end == optarg || v > (1ULL << 40))
+				die("--dm-linear %s: a number of sectors", optarg);
+			opt.dm_linear = v;
+			break;
 		case 'k': opt.mkfs_args = optarg; break;
 		case 'o': opt.mount_opts = optarg; break;
 		case 'C': opt.control = 1; break;
@@ -1229,19 +1321,18 @@ int main(int argc, char **argv)
 			    tear_dirs[i], strerror(-err));
 	}
 
+	if (opt.dm_linear >= 0)
+		dm_linear_setup();
 	if (opt.fs == FS_RAW) {
-		snprintf(path, sizeof(path), "%s", opt.dev);
+		snprintf(path, sizeof(path), "%s", data_dev());
 	} else {
-		const char *base = strrchr(opt.dev, '/');
-
 		mkdir(opt.mnt, 0755);
 		do_mkfs();
 		if (do_mount())
 			die("cannot mount the new filesystem");
 		snprintf(path, sizeof(path), "%s/units", opt.mnt);
 		snprintf(snap_path, sizeof(snap_path), "%s/snapshot", opt.mnt);
-		snprintf(aw_dir, sizeof(aw_dir), "/sys/fs/%s/%s/atomic_write",
-			 fs_name(), base ? base + 1 : opt.dev);
+		set_aw_dir();
 	}
 	fd = open_target();
 	close(fd);
@@ -1252,6 +1343,8 @@ int main(int argc, char **argv)
 		one_cut(cut);
 	if (opt.fs != FS_RAW)
 		do_umount();
+	if (opt.dm_linear >= 0)
+		dm_linear_remove();
 
 	for (i = 0; i < PC_COUNT; i++) {
 		if (!(opt.expect & (1U << i)) || total.counters[i])

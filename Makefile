@@ -8,6 +8,7 @@
 #   make bench     the benchmark report (markdown, CSV, PNG) under $UNTORN_CACHE/bench
 #   make db-crash  MariaDB through power cuts (DB_CUTS per configuration)
 #   make db-bench  MariaDB TPS and p99: doublewrite against untorn-preload
+#   make deb       linux-image and linux-headers .deb files for Debian 12
 
 include versions.env
 
@@ -26,7 +27,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
-.PHONY: FORCE db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
+.PHONY: FORCE deb db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS) $(PRELOAD)
@@ -143,6 +144,11 @@ export-patches:
 
 bisect-check:
 	kernel/bisect-check.sh
+
+# Debian packages of the series for a Debian 12 machine (kernel/deb.sh):
+# hours on 2 cores; not in CI.
+deb:
+	kernel/deb.sh
 
 checkpatch:
 	kernel/checkpatch.sh

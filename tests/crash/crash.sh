@@ -97,7 +97,7 @@ xfs-16k|lbs=512,awu_min=512,awu_max=64k,boundary=64k,$nvme|xfs|-b size=16384 -m 
 xfs-extlog|lbs=4096,awu_min=4096,awu_max=16k,$nvme;$log|xfs|-b size=4096 -m reflink=1|16k|--snapshots --punch 4k --mount-opts discard $recut $alloc|hw_writes,sw_writes|tear,floor
 xfs-rt|lbs=4096,$nvme;$log;rt=lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=4096 -m reflink=0 -d rtinherit=1|4k|$recut $alloc|hw_writes|tear
 ext4|lbs=512,awu_min=512,awu_max=64k,$nvme|ext4|-b 4096|4k|$alloc|hw_writes|tear
-xfs-dm|lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=4096 -m reflink=0|16k|--dm-linear 2048 $alloc|hw_writes|tear,floor
+xfs-dm|lbs=512,awu_min=512,awu_max=64k,$nvme|xfs|-b size=16384 -m reflink=0|16k|--dm-linear 2048 $alloc|hw_writes|tear,floor
 ext4-bigalloc|size=1G,lbs=4096,awu_min=4096,awu_max=64k,boundary=64k,$nvme|ext4|-b 4096 -O bigalloc -C 16384|16k|--punch 4k --mount-opts discard $recut $alloc $many|hw_writes,fallback_mixed|tear
 "
 

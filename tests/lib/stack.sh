@@ -14,9 +14,12 @@ lvm_do() {
 }
 
 # aw_limits DEV: "unit_min unit_max max boundary" in bytes from sysfs.
+# By device number: without udev, /dev/mapper and /dev/VG nodes are not
+# links to /dev/dm-N.
 aw_limits() {
-	local q
-	q=/sys/block/$(basename "$(realpath "$1")")/queue
+	local mm q
+	mm=$(stat -L -c '%t %T' "$1") || return 1
+	q=/sys/dev/block/$((16#${mm% *})):$((16#${mm#* }))/queue
 	echo "$(cat "$q/atomic_write_unit_min_bytes") $(cat "$q/atomic_write_unit_max_bytes") $(cat "$q/atomic_write_max_bytes") $(cat "$q/atomic_write_boundary_bytes")"
 }
 

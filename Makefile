@@ -9,6 +9,7 @@
 #   make db-crash  MariaDB through power cuts (DB_CUTS per configuration)
 #   make db-bench  MariaDB TPS and p99: doublewrite against untorn-preload
 #   make deb       linux-image and linux-headers .deb files for Debian 12
+#   make config-check  the series built as distributions configure kernels
 
 include versions.env
 
@@ -27,7 +28,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
-.PHONY: FORCE deb db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
+.PHONY: FORCE config-check deb db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS) $(PRELOAD)
@@ -144,6 +145,11 @@ export-patches:
 
 bisect-check:
 	kernel/bisect-check.sh
+
+# The series in the configurations distributions use (kernel/config-check.sh):
+# modules, no realtime/quota, 32-bit, then W=1 and sparse on its lines.
+config-check:
+	kernel/config-check.sh
 
 # Debian packages of the series for a Debian 12 machine (kernel/deb.sh):
 # hours on 2 cores; not in CI.

@@ -10,7 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev cpio kmod xz-utils
       rsync ccache git perl python3 qemu-system-x86 qemu-utils debootstrap
-      e2fsprogs liburing-dev libaio-dev libjson-c-dev gnuplot-nox)
+      e2fsprogs liburing-dev libaio-dev libjson-c-dev gnuplot-nox sparse)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -30,6 +30,17 @@ start=$(date +%s)
 	if [ $unit_only = 0 ] && [ $# -eq 0 ]; then
 		echo "# VM runner checks"
 		"$top/tests/harness.sh"
+		# The series in distribution configurations (make config-check):
+		# kept build directories, so minutes once they are warm.
+		if [ "${UNTORN_CONFIG_CHECK:-1}" = 1 ]; then
+			echo "# config check"
+			"$top/kernel/config-check.sh" 2>&1 | tee "$log.config-check"
+			rc=${PIPESTATUS[0]}
+			if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log.config-check"; then
+				echo "not ok - config-check: exited $rc"
+			fi
+			rm -f "$log.config-check"
+		fi
 	fi
 	# The db/ cases boot the db image (MariaDB, sysbench), built on
 	# first use, in a second VM; the other cases the default image.

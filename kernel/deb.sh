@@ -49,7 +49,9 @@ xz -dc "$cfg" >"$bdir/.config"
 	--set-str SYSTEM_REVOCATION_KEYS ""
 export CCACHE_DIR=${UNTORN_CCACHE:-$UNTORN_CACHE/ccache} CCACHE_DEPEND=1 CCACHE_BASEDIR=$KSRC
 export KBUILD_BUILD_TIMESTAMP="untorn" KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
-kmake() { make -C "$KSRC" O="$bdir" CC="ccache gcc" -j"$(nproc)" "$@"; }
+# LOCALVERSION= (set, empty): the release is 6.12.N-untorn, without the "+"
+# that setlocalversion adds for a git tree past its tag.
+kmake() { make -C "$KSRC" O="$bdir" CC="ccache gcc" LOCALVERSION= -j"$(nproc)" "$@"; }
 kmake olddefconfig >/dev/null
 krel=$(kmake -s kernelrelease)
 note "building $krel packages in $bdir (a Debian configuration: hours on 2 cores)"

@@ -11,10 +11,11 @@
 #             modules (a bare 64-bit division fails to link there), and
 #             CONFIG_XFS_RT=n, CONFIG_QUOTA=n, CONFIG_XFS_QUOTA=n (the test
 #             kernel has them, so each value of each option is built; one
-#             variant fewer is ten minutes less of a cold CI run)
+#             variant fewer is one cold kernel build less in CI)
 #
-# Then, in the modules variant, every C file the series touches is
-# compiled again with W=1 and with sparse (C=2), and a warning fails the
+# Then, with the modules variant's configuration (in a directory of its
+# own), every C file the series touches is compiled again with W=1 and
+# with sparse (C=2), and a warning fails the
 # check when it points at a line the series added or changed (the kernel's
 # own W=1 and sparse warnings elsewhere are not ours to fix).
 #

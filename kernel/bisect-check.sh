@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check that the series bisects: build the kernel after each patch, in a
-# separate worktree and build directory (so the main build stays warm), and
+# separate worktree and build directory (so the main build stays warm);
 # checkpatch is `make checkpatch`. Slow: not part of CI. A patch whose tree
 # already built with the same configuration (recorded by tree hash in
 # $UNTORN_CACHE/bisect/built) is not built again, so a run cut short

@@ -37,20 +37,8 @@ if ! cmp -s "$KBUILD/untorn.fragment.new" "$KBUILD/untorn.fragment" ||
    [ ! -f "$KBUILD/.config" ]; then
 	note "configuring: allnoconfig + ${frags[*]##*/}"
 	kmake KCONFIG_ALLCONFIG="$KBUILD/untorn.fragment.new" allnoconfig
-	bad=0
-	while IFS= read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		opt=${line%%=*} val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -qx "# $opt is not set" "$KBUILD/.config" && continue
-			grep -q "^$opt=" "$KBUILD/.config" || continue
-		else
-			grep -qx "$opt=$val" "$KBUILD/.config" && continue
-		fi
-		echo "error: $line did not stick (got: $(grep -E "^$opt=|# $opt is" "$KBUILD/.config" || echo unset))" >&2
-		bad=1
-	done < "$KBUILD/untorn.fragment.new"
-	[ $bad = 0 ] || die "kernel config fragment does not apply cleanly"
+	fragment_check "$KBUILD/untorn.fragment.new" "$KBUILD/.config" ||
+		die "kernel config fragment does not apply cleanly"
 	mv "$KBUILD/untorn.fragment.new" "$KBUILD/untorn.fragment"
 fi
 rm -f "$KBUILD/untorn.fragment.new"

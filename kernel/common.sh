@@ -34,3 +34,26 @@ series_stamp() {
 	# shellcheck disable=SC2086
 	echo "# series $(cd "$UNTORN_TOP/patches" && cat series $patches | sha256sum | cut -c1-12) ($(wc -w <<<"$patches") patches), $(date -u +%Y-%m-%d)$*"
 }
+
+# fragment_check FRAGMENT CONFIG: every CONFIG_ line of FRAGMENT (its last
+# value, where a later line overrides an earlier one) made it into CONFIG,
+# the .config that Kconfig wrote; each that did not (a missing dependency)
+# is named. 0 when all stuck.
+fragment_check() {
+	local frag=$1 config=$2 line opt val bad=0
+	local -A want=()
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) want[${line%%=*}]=${line#*=} ;; esac
+	done <"$frag"
+	for opt in "${!want[@]}"; do
+		val=${want[$opt]}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$config" || continue
+		else
+			grep -qx "$opt=$val" "$config" && continue
+		fi
+		echo "error: $opt=$val did not stick (got: $(grep -E "^$opt=|# $opt is" "$config" || echo unset))" >&2
+		bad=1
+	done
+	return $bad
+}

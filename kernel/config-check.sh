@@ -34,9 +34,9 @@ mkdir -p "$top"
 fail=0
 
 # configure VARIANT DIR ARCH: allnoconfig from the merged fragment; every
-# line of it must stick (its last value, where a variant overrides base).
+# line of it must stick (fragment_check: a variant's line overrides base's).
 configure() {
-	local v=$1 dir=$2 arch=$3 frag opt val line bad=0
+	local v=$1 dir=$2 arch=$3 frag
 	frag=$dir/untorn.fragment
 	cat "$UNTORN_TOP/kernel/config/base.config" \
 		"$UNTORN_TOP/kernel/config/check/$v.config" >"$frag.new"
@@ -46,21 +46,7 @@ configure() {
 	fi
 	make -s -C "$KSRC" O="$dir" ARCH="$arch" KCONFIG_ALLCONFIG="$frag.new" \
 		allnoconfig >/dev/null 2>&1
-	declare -A want=()
-	while IFS= read -r line; do
-		case "$line" in CONFIG_*=*) want[${line%%=*}]=${line#*=} ;; esac
-	done <"$frag.new"
-	for opt in "${!want[@]}"; do
-		val=${want[$opt]}
-		if [ "$val" = n ]; then
-			grep -q "^$opt=" "$dir/.config" || continue
-		else
-			grep -qx "$opt=$val" "$dir/.config" && continue
-		fi
-		echo "error: $v: $opt=$val did not stick (got: $(grep -E "^$opt=|# $opt is" "$dir/.config" || echo unset))" >&2
-		bad=1
-	done
-	[ $bad = 0 ] || return 1
+	fragment_check "$frag.new" "$dir/.config" || return 1
 	mv "$frag.new" "$frag"
 }
 

@@ -41,17 +41,32 @@ fi
 "$UNTORN_TOP/kernel/prepare-tree.sh"
 out=$UNTORN_CACHE/deb
 bdir=$out/build
+# Its own worktree at the series head: a package takes hours, and kernel
+# work in $KSRC meanwhile must not leak half-made into it. The worktree
+# stays between runs, so a run cut short, or a new series, rebuilds only
+# what changed.
+wt=$out/$(basename "$KSRC")
+head=$(git -C "$KSRC" rev-parse HEAD)
+if [ "$(git -C "$wt" rev-parse --git-common-dir 2>/dev/null)" != "$(git -C "$KSRC" rev-parse --absolute-git-dir)" ]; then
+	rm -rf "$wt"
+	git -C "$KSRC" worktree prune
+	mkdir -p "$out"
+	git -C "$KSRC" worktree add -q --detach "$wt" "$head"
+fi
+git -C "$wt" checkout -q --detach "$head"
+KSRC=$wt
 mkdir -p "$bdir"
 xz -dc "$cfg" >"$bdir/.config"
 "$KSRC/scripts/config" --file "$bdir/.config" \
 	--set-str LOCALVERSION "-untorn" \
 	--set-str SYSTEM_TRUSTED_KEYS "" \
 	--set-str SYSTEM_REVOCATION_KEYS ""
-export CCACHE_DIR=${UNTORN_CCACHE:-$UNTORN_CACHE/ccache} CCACHE_DEPEND=1 CCACHE_BASEDIR=$KSRC
 export KBUILD_BUILD_TIMESTAMP="untorn" KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
 # LOCALVERSION= (set, empty): the release is 6.12.N-untorn, without the "+"
 # that setlocalversion adds for a git tree past its tag.
-kmake() { make -C "$KSRC" O="$bdir" CC="ccache gcc" LOCALVERSION= -j"$(nproc)" "$@"; }
+# No ccache: make itself resumes in the kept build directory, and a
+# Debian configuration's objects would push the test kernels' out of it.
+kmake() { make -C "$KSRC" O="$bdir" LOCALVERSION= -j"$(nproc)" "$@"; }
 kmake olddefconfig >/dev/null
 krel=$(kmake -s kernelrelease)
 note "building $krel packages in $bdir (a Debian configuration: hours on 2 cores)"

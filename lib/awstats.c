@@ -31,6 +31,8 @@ static enum ut_awstat_kind classify(const char *name)
 		return UT_AW_FALLBACK;
 	if (has_prefix(name, "refused_"))
 		return UT_AW_REFUSED;
+	if (!strcmp(name, "sw_parallel") || !strcmp(name, "range_waits"))
+		return UT_AW_PARALLEL;
 	if (has_suffix(name, "_writes"))
 		return UT_AW_WRITES;
 	if (has_suffix(name, "_bytes"))

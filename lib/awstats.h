@@ -22,6 +22,7 @@ enum ut_awstat_kind {
 	UT_AW_BYTES,		/* PATH_bytes */
 	UT_AW_FALLBACK,		/* fallback_REASON */
 	UT_AW_REFUSED,		/* refused_REASON */
+	UT_AW_PARALLEL,		/* sw_parallel, range_waits (XFS) */
 	UT_AW_OTHER,
 };
 

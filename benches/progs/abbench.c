@@ -3,6 +3,7 @@
  * abbench - two ways of writing pages, compared in interleaved slices.
  *
  *   abbench --a MODE --b MODE --bs SIZE [--qd N] [--dsync] [--batch B]
+ *           [--threads T] [--a-set FILE=VALUE] [--b-set FILE=VALUE]
  *           [--seconds S] [--slice-ms M] [--span BYTES] [--seed N] FILE
  *
  * Under QEMU TCG the speed of the whole guest drifts by tens of percent
@@ -22,6 +23,11 @@
  *   plain        pwritev2 writes, N in flight (N > 1: io_uring)
  *   atomic       the same with RWF_ATOMIC
  *                (--dsync adds RWF_DSYNC to both)
+ *   With --threads T, T threads write at once, each as above (its own
+ *   offsets, buffers and ring), and a slice ends when all have stopped.
+ *   --a-set and --b-set write VALUE to FILE (a sysfs knob) before each
+ *   slice of that side, so that A and B can be the same mode under two
+ *   settings (atomic_write/sw_exclusive 1 against 0, say).
  *   doublewrite  a durable batch of B pages (default 1) the way databases
  *                do it without atomic writes: B pages to a doublewrite
  *                area (the B * SIZE bytes after BYTES), fdatasync, the B
@@ -32,7 +38,8 @@
  *
  * Prints one CSV line:
  *   a,b,bs,qd,dsync,batch,pairs,a_pages_per_s,b_pages_per_s,ratio,
- *   ratio_lo,ratio_hi,a_cpu_us_per_page,b_cpu_us_per_page,slice_ms
+ *   ratio_lo,ratio_hi,a_cpu_us_per_page,b_cpu_us_per_page,slice_ms,
+ *   threads,a_set,b_set
  * The CPU time is the whole guest's non-idle time from /proc/stat
  * (kworkers and interrupts count), divided by the pages.
  */
@@ -41,6 +48,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +77,27 @@ struct bench {
 	void **bufs;		/* one per write in flight */
 	struct iovec *iovs;
 	struct io_uring ring;
+};
+
+/* The threads of a --threads run, and the slice they are to run next. */
+struct crew {
+	unsigned int n;
+	struct bench *b;	/* one per thread */
+	pthread_t *tid;
+	struct crew_slot {
+		struct crew *c;
+		unsigned int me;
+	} *slot;		/* each thread's argument */
+	pthread_barrier_t start, end;
+	enum mode m;
+	double deadline;	/* 0: leave */
+	uint64_t *pages;	/* one per thread */
+};
+
+/* A sysfs knob that a side sets before each of its slices. */
+struct knob {
+	const char *path, *value;
+	char orig[64];		/* put back at the end */
 };
 
 /* What the slices of one mode added up to. */
@@ -165,28 +194,150 @@ static uint64_t run_queued(struct bench *b, enum mode m, int flags,
 	return done;
 }
 
-static void run_slice(struct bench *b, enum mode m, double ms, struct tally *t)
+/* Pages written in mode @m by one writer until @deadline. */
+static uint64_t run_until(struct bench *b, enum mode m, double deadline)
 {
 	int flags = (m == ATOMIC ? RWF_ATOMIC : 0) | (b->dsync ? RWF_DSYNC : 0);
-	/* CPU time read outside the timed window: /proc/stat is not free. */
-	double c0 = ut_busy_us(), t0 = ut_now_us(), deadline = t0 + ms * 1e3;
 	uint64_t pages = 0;
 
-	if ((m == PLAIN || m == ATOMIC) && b->qd > 1) {
-		pages = run_queued(b, m, flags, deadline);
+	if ((m == PLAIN || m == ATOMIC) && b->qd > 1)
+		return run_queued(b, m, flags, deadline);
+	do {
+		if (m == PLAIN || m == ATOMIC) {
+			write_one(b, m, random_offset(b), flags);
+			pages++;
+		} else {
+			pages += run_batch(b, m);
+		}
+	} while (ut_now_us() < deadline);
+	return pages;
+}
+
+static void *crew_thread(void *arg)
+{
+	struct crew *c = ((struct crew_slot *)arg)->c;
+	unsigned int me = ((struct crew_slot *)arg)->me;
+
+	for (;;) {
+		pthread_barrier_wait(&c->start);
+		if (!c->deadline)
+			return NULL;
+		c->pages[me] = run_until(&c->b[me], c->m, c->deadline);
+		pthread_barrier_wait(&c->end);
+	}
+}
+
+static void write_knob(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(value, f) == EOF || fclose(f)) {
+		fprintf(stderr, "abbench: setting %s to %s: %s\n", path, value,
+			strerror(errno));
+		exit(1);
+	}
+}
+
+static void set_knob(const struct knob *k)
+{
+	if (k->path)
+		write_knob(k->path, k->value);
+}
+
+static void read_knob(struct knob *k)
+{
+	FILE *f;
+
+	if (!k->path)
+		return;
+	f = fopen(k->path, "r");
+	if (!f || !fgets(k->orig, sizeof(k->orig), f)) {
+		fprintf(stderr, "abbench: reading %s: %s\n", k->path,
+			strerror(errno));
+		exit(1);
+	}
+	fclose(f);
+}
+
+static void run_slice(struct bench *b, struct crew *c, const struct knob *k,
+		      enum mode m, double ms, struct tally *t)
+{
+	double c0, t0, deadline;
+	uint64_t pages = 0;
+
+	set_knob(k);
+	/* CPU time read outside the timed window: /proc/stat is not free. */
+	c0 = ut_busy_us();
+	t0 = ut_now_us();
+	deadline = t0 + ms * 1e3;
+	if (!c) {
+		pages = run_until(b, m, deadline);
 	} else {
-		do {
-			if (m == PLAIN || m == ATOMIC) {
-				write_one(b, m, random_offset(b), flags);
-				pages++;
-			} else {
-				pages += run_batch(b, m);
-			}
-		} while (ut_now_us() < deadline);
+		c->m = m;
+		c->deadline = deadline;
+		pthread_barrier_wait(&c->start);
+		pthread_barrier_wait(&c->end);
+		for (unsigned int i = 0; i < c->n; i++)
+			pages += c->pages[i];
 	}
 	t->us += ut_now_us() - t0;
 	t->pages += pages;
 	t->cpu_us += ut_busy_us() - c0;
+}
+
+/* Each writer of @b with its own buffers, ring and offsets. */
+static int setup_writer(struct bench *b)
+{
+	b->bufs = calloc(b->qd, sizeof(*b->bufs));
+	b->iovs = calloc(b->qd, sizeof(*b->iovs));
+	if (!b->bufs || !b->iovs)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < b->qd; i++) {
+		b->bufs[i] = ut_alloc_io(b->bs);
+		if (!b->bufs[i])
+			return -ENOMEM;
+		memset(b->bufs[i], 0x5a ^ i, b->bs);
+		b->iovs[i] = (struct iovec){ .iov_base = b->bufs[i], .iov_len = b->bs };
+	}
+	if (b->qd > 1)
+		return io_uring_queue_init(b->qd, &b->ring, 0);
+	return 0;
+}
+
+static struct crew *start_crew(const struct bench *proto, unsigned int n)
+{
+	struct crew *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c)
+		return NULL;
+	c->n = n;
+	c->b = calloc(n, sizeof(*c->b));
+	c->tid = calloc(n, sizeof(*c->tid));
+	c->pages = calloc(n, sizeof(*c->pages));
+	c->slot = calloc(n, sizeof(*c->slot));
+	if (!c->b || !c->tid || !c->pages || !c->slot)
+		return NULL;
+	pthread_barrier_init(&c->start, NULL, n + 1);
+	pthread_barrier_init(&c->end, NULL, n + 1);
+	for (unsigned int i = 0; i < n; i++) {
+		c->b[i] = *proto;
+		c->b[i].seed = proto->seed + 0x9e3779b97f4a7c15ull * (i + 1);
+		ret = setup_writer(&c->b[i]);
+		if (ret) {
+			fprintf(stderr, "abbench: writer %u: %s\n", i, strerror(-ret));
+			return NULL;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		c->slot[i] = (struct crew_slot){ .c = c, .me = i };
+		ret = pthread_create(&c->tid[i], NULL, crew_thread, &c->slot[i]);
+		if (ret) {
+			fprintf(stderr, "abbench: thread: %s\n", strerror(ret));
+			return NULL;
+		}
+	}
+	return c;
 }
 
 /* The tallies of the slice pairs @pick[0..n), or of pairs 0..n without one. */
@@ -217,7 +368,8 @@ static double pooled_ratio(const struct tally *a, const struct tally *b,
 static void usage(void)
 {
 	fprintf(stderr, "usage: abbench --a MODE --b MODE --bs SIZE [--qd N] "
-		"[--dsync] [--batch B] [--seconds S] [--slice-ms M] "
+		"[--dsync] [--batch B] [--threads T] [--a-set FILE=VALUE] "
+		"[--b-set FILE=VALUE] [--seconds S] [--slice-ms M] "
 		"[--span BYTES] [--seed N] FILE\n"
 		"modes: plain atomic doublewrite atomic-batch\n");
 	exit(2);
@@ -245,12 +397,17 @@ int main(int argc, char **argv)
 		{ "slice-ms", required_argument, NULL, 'm' },
 		{ "span", required_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "a-set", required_argument, NULL, 'x' },
+		{ "b-set", required_argument, NULL, 'y' },
 		{ "dump", no_argument, NULL, 'D' },	/* per pair, to stderr */
 		{ 0 }
 	};
 	struct bench b = { .span = 128ull << 20, .batch = 1, .seed = 1, .qd = 1 };
-	uint64_t secs = 10, slice_ms = 10, v, qd = 1;
+	uint64_t secs = 10, slice_ms = 10, v, qd = 1, threads = 1;
 	int ma = -1, mb = -1, c, batched, dump = 0;
+	struct knob ka = { 0 }, kb = { 0 };
+	struct crew *crew = NULL;
 	struct tally *ta, *tb, sa, sb, warm = { 0 };
 	unsigned int pairs, i, *pick, boots = 2000;
 	double *r, lo, hi;
@@ -269,6 +426,18 @@ int main(int argc, char **argv)
 		case 'D':
 			dump = 1;
 			break;
+		case 'x':
+		case 'y': {
+			struct knob *k = c == 'x' ? &ka : &kb;
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg)
+				usage();
+			*eq = '\0';
+			k->path = optarg;
+			k->value = eq + 1;
+			break;
+		}
 		case 'b':
 		case 'q':
 		case 'n':
@@ -276,6 +445,7 @@ int main(int argc, char **argv)
 		case 'm':
 		case 'S':
 		case 'r':
+		case 't':
 			if (ut_parse_size(optarg, &v))
 				usage();
 			if (c == 'b')
@@ -290,6 +460,8 @@ int main(int argc, char **argv)
 				slice_ms = v;
 			else if (c == 'S')
 				b.span = v;
+			else if (c == 't')
+				threads = v;
 			else
 				b.seed = v;
 			break;
@@ -299,7 +471,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || ma < 0 || mb < 0 || !ut_is_pow2(b.bs) ||
 	    b.bs < 512 || b.span < b.bs || b.span % b.bs || !secs ||
-	    !slice_ms || !qd || qd > 256 || !b.batch || b.batch > 1024)
+	    !slice_ms || !qd || qd > 256 || !b.batch || b.batch > 1024 ||
+	    !threads || threads > 256)
 		usage();
 	/* Batches are queue depth 1 and plain/atomic take no batch size. */
 	batched = ma >= DOUBLEWRITE;
@@ -311,14 +484,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	b.qd = qd;
+	read_knob(&ka);
+	read_knob(&kb);
 
 	b.fd = open(argv[optind], O_RDWR | O_DIRECT);
 	if (b.fd < 0) {
 		fprintf(stderr, "abbench: %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
-	b.bufs = calloc(b.qd, sizeof(*b.bufs));
-	b.iovs = calloc(b.qd, sizeof(*b.iovs));
 	pairs = secs * 1000 / (2 * slice_ms);
 	if (pairs < 2)
 		pairs = 2;
@@ -326,37 +499,35 @@ int main(int argc, char **argv)
 	tb = calloc(pairs, sizeof(*tb));
 	pick = calloc(pairs, sizeof(*pick));
 	r = calloc(boots, sizeof(*r));
-	if (!b.bufs || !b.iovs || !ta || !tb || !pick || !r) {
+	if (!ta || !tb || !pick || !r) {
 		fprintf(stderr, "abbench: out of memory\n");
 		return 1;
 	}
-	for (i = 0; i < b.qd; i++) {
-		b.bufs[i] = ut_alloc_io(b.bs);
-		if (!b.bufs[i]) {
-			fprintf(stderr, "abbench: out of memory\n");
+	if (threads > 1) {
+		crew = start_crew(&b, threads);
+		if (!crew) {
+			fprintf(stderr, "abbench: cannot start %llu threads\n",
+				(unsigned long long)threads);
 			return 1;
 		}
-		memset(b.bufs[i], 0x5a ^ i, b.bs);
-		b.iovs[i] = (struct iovec){ .iov_base = b.bufs[i], .iov_len = b.bs };
-	}
-	if (b.qd > 1) {
-		c = io_uring_queue_init(b.qd, &b.ring, 0);
-		if (c < 0) {
-			fprintf(stderr, "abbench: io_uring: %s\n", strerror(-c));
+	} else {
+		c = setup_writer(&b);
+		if (c) {
+			fprintf(stderr, "abbench: %s\n", strerror(-c));
 			return 1;
 		}
 	}
 
 	/* A slice of each first, so neither pays for a cold start. */
-	run_slice(&b, ma, slice_ms, &warm);
-	run_slice(&b, mb, slice_ms, &warm);
+	run_slice(&b, crew, &ka, ma, slice_ms, &warm);
+	run_slice(&b, crew, &kb, mb, slice_ms, &warm);
 	for (i = 0; i < pairs; i++) {
 		if (i % 2 == 0) {
-			run_slice(&b, ma, slice_ms, &ta[i]);
-			run_slice(&b, mb, slice_ms, &tb[i]);
+			run_slice(&b, crew, &ka, ma, slice_ms, &ta[i]);
+			run_slice(&b, crew, &kb, mb, slice_ms, &tb[i]);
 		} else {
-			run_slice(&b, mb, slice_ms, &tb[i]);
-			run_slice(&b, ma, slice_ms, &ta[i]);
+			run_slice(&b, crew, &kb, mb, slice_ms, &tb[i]);
+			run_slice(&b, crew, &ka, ma, slice_ms, &ta[i]);
 		}
 		if (dump)
 			fprintf(stderr, "pair %u %.0f %.0f %.0f %.0f\n", i,
@@ -376,12 +547,23 @@ int main(int argc, char **argv)
 	lo = r[boots * 25 / 1000];
 	hi = r[boots * 975 / 1000 - 1];
 
-	printf("%s,%s,%llu,%u,%d,%llu,%u,%.1f,%.1f,%.4f,%.4f,%.4f,%.1f,%.1f,%llu\n",
+	printf("%s,%s,%llu,%u,%d,%llu,%u,%.1f,%.1f,%.4f,%.4f,%.4f,%.1f,%.1f,%llu,%llu,%s,%s\n",
 	       mode_names[ma], mode_names[mb], (unsigned long long)b.bs, b.qd,
 	       b.dsync, (unsigned long long)b.batch, pairs,
 	       sa.pages / (sa.us / 1e6), sb.pages / (sb.us / 1e6),
 	       pooled_ratio(ta, tb, NULL, pairs), lo, hi,
 	       sa.cpu_us / sa.pages, sb.cpu_us / sb.pages,
-	       (unsigned long long)slice_ms);
+	       (unsigned long long)slice_ms, (unsigned long long)threads,
+	       ka.path ? ka.value : "", kb.path ? kb.value : "");
+	if (crew) {
+		crew->deadline = 0;
+		pthread_barrier_wait(&crew->start);
+		for (i = 0; i < crew->n; i++)
+			pthread_join(crew->tid[i], NULL);
+	}
+	if (ka.path)
+		write_knob(ka.path, ka.orig);
+	if (kb.path)
+		write_knob(kb.path, kb.orig);
 	return 0;
 }

@@ -149,7 +149,8 @@ aw_dir() {
 aw_snap() {
 	local f d
 	d=$(aw_dir)
-	for f in "$d"/*_writes "$d"/*_bytes "$d"/fallback_* "$d"/refused_*; do
+	for f in "$d"/*_writes "$d"/*_bytes "$d"/fallback_* "$d"/refused_* \
+		"$d"/sw_parallel "$d"/range_waits; do
 		[ "${f##*/}" = fallback_policy ] && continue
 		[ -r "$f" ] && echo "${f##*/} $(cat "$f")"
 	done | LC_ALL=C sort

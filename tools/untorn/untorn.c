@@ -82,7 +82,10 @@ static const char usage_text[] =
 "    the fallbacks from the hardware path by reason (XFS: no_hw, size,\n"
 "    alloc, fragmented, misaligned, shared; ext4: mixed, its slow path)\n"
 "    and the writes refused by reason (invalid: EINVAL, unsupported:\n"
-"    EOPNOTSUPP, policy: EMEDIUMTYPE under deny, fragmented: ext4 EINVAL).\n"
+"    EOPNOTSUPP, policy: EMEDIUMTYPE under deny, fragmented: ext4 EINVAL);\n"
+"    on XFS, how its software writes ran in parallel (sw_parallel: those\n"
+"    that started while another of the same file was in flight;\n"
+"    range_waits: direct I/O that waited for an overlapping range).\n"
 "\n"
 "OPTIONS\n"
 "    --unit SIZE    unit size; k, m, g suffixes (powers of 1024)\n"
@@ -227,6 +230,14 @@ static void print_group(const struct ut_awstats *st, enum ut_awstat_kind kind,
 		sep = ", ";
 	}
 	printf("%s\n", *sep ? "" : "none");
+}
+
+static int has_kind(const struct ut_awstats *st, enum ut_awstat_kind kind)
+{
+	for (int i = 0; i < st->n; i++)
+		if (st->s[i].kind == kind)
+			return 1;
+	return 0;
 }
 
 /* Writes and bytes side by side: "hw 12 (48 KiB), sw 5 (80 KiB)". */
@@ -541,6 +552,8 @@ static int cmd_stats(const struct opts *o)
 		print_paths(&st);
 		print_group(&st, UT_AW_FALLBACK, "fallbacks:", "fallback_");
 		print_group(&st, UT_AW_REFUSED, "refused:", "refused_");
+		if (has_kind(&st, UT_AW_PARALLEL))
+			print_group(&st, UT_AW_PARALLEL, "parallel:", NULL);
 	}
 	if (o->reset) {
 		ret = reset_counters(st.dir);

@@ -20,7 +20,7 @@ function med(A, key,   a, i, j, m, t) {
 	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return m ? (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) : 0
 }
-# Mainline 7.2's atomic/plain on NVMe, queue depth 1 (reference §8), by
+# Mainline 7.2, atomic/plain on NVMe, queue depth 1 (reference §8), by
 # "DSYNC,SIZE"; 0 where it was not measured.
 function mainline(k) {
 	return k == "0,4096" ? 0.99 : k == "1,4096" ? 0.95 : k == "0,16384" ? 0.18 : k == "1,16384" ? 0.08 : k == "0,65536" ? 0.17 : k == "1,65536" ? 0.10 : 0
@@ -135,7 +135,8 @@ dw_table() {
 # The paired (interleaved) cells of abbench, DIR/paired.csv:
 #  1 device, 2 path, 3 ranges, 4 a, 5 b, 6 bs, 7 qd, 8 dsync, 9 batch,
 # 10 pairs, 11 a_pps, 12 b_pps, 13 ratio, 14 lo, 15 hi, 16 a_cpu, 17 b_cpu,
-# 18 slice_ms
+# 18 slice_ms, 19 threads, 20 a_set, 21 b_set (sysfs values set per side)
+# The many-writer cells (ranges "parallel") have a table of their own.
 paired_hw_table() {
 	awk -F, '
 	function verdict(x, lo, hi) {
@@ -145,7 +146,7 @@ paired_hw_table() {
 	NR > 1 && $1 == "hw" && $4 == "plain" && $5 == "plain" {
 		ctl = sprintf("A/A control (plain against plain, 4 KiB, QD 1): ratio %.3f, 95 %% interval %.3f .. %.3f.", $13, $14, $15)
 	}
-	NR > 1 && $1 == "hw" && $4 == "plain" && $5 == "atomic" {
+	NR > 1 && $1 == "hw" && $3 != "parallel" && $4 == "plain" && $5 == "atomic" {
 		rows[++n] = $0
 		if ($2 != "hw") { nothw++; next }
 		nhw++
@@ -178,7 +179,7 @@ paired_dw_table() {
 		print "| page | batch | device | ranges | atomic path | doublewrite pages/s | RWF_ATOMIC pages/s | atomic / doublewrite | 95 % interval | CPU µs/page doublewrite / atomic |"
 		print "|---|---|---|---|---|---|---|---|---|---|"
 	}
-	NR > 1 && $4 == "doublewrite" {
+	NR > 1 && $3 !~ /^model-/ && $4 == "doublewrite" {
 		printf "| %s | %d | %s | %s | %s | %.0f | %.0f | **%.2f** | %.2f .. %.2f | %.0f / %.0f |\n",
 			sz($6), $9, $1 == "hw" ? "hw (unit up to the page)" : $1 == "nvme" ? "nvme (4 KiB unit)" : $1 " (no atomic unit)", $3, $2,
 			$11, $12, $13, $14, $15, $16, $17
@@ -192,11 +193,50 @@ paired_sw_table() {
 		print "| device | size | ranges | O_DSYNC | path | plain writes/s | atomic writes/s | atomic/plain | 95 % interval | CPU µs/write plain / atomic | mainline on NVMe (§8) | against mainline |"
 		print "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	}
-	NR > 1 && $1 != "hw" && $4 == "plain" && $5 == "atomic" {
+	NR > 1 && $1 != "hw" && $3 != "parallel" && $3 !~ /^model-/ && $4 == "plain" && $5 == "atomic" {
 		m = $1 ~ /^nvme/ ? mainline($8 "," $6) : 0
 		printf "| %s | %s | %s | %s | %s | %.0f | %.0f | **%.3f** | %.3f .. %.3f | %.0f / %.0f | %s | %s |\n",
 			$1, sz($6), $3, $8 ? "yes" : "no", $2, $11, $12, $13, $14, $15, $16, $17,
 			m ? sprintf("%.2f", m) : "-", m ? sprintf("%.2fx", $13 / m) : "-"
+	}' "$1"
+}
+
+paired_parallel_table() {
+	awk -F, '
+	'"$AWK_LIB"'
+	BEGIN {
+		print "| device | size | writers | QD | A | B | A pages/s | B pages/s | B / A | 95 % interval | CPU µs/page A / B |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|"
+	}
+	function side(mode, set) {
+		if (set == "1") return mode " (one at a time)"
+		if (set == "0") return mode " (range locks)"
+		return mode
+	}
+	NR > 1 && $3 == "parallel" {
+		printf "| %s | %s | %d | %d | %s | %s | %.0f | %.0f | **%.3f** | %.3f .. %.3f | %.0f / %.0f |\n",
+			$1 == "hw" ? "hw (hardware path)" : $1 " (software path)", sz($6), $19, $7,
+			side($4, $20), side($5 == "atomic" ? "atomic " $2 : $5, $21), $11, $12, $13, $14, $15, $16, $17
+	}' "$1"
+}
+
+# Device model cells (ranges model-raw|dc|client) against issue 19's goals.
+paired_models_table() {
+	awk -F, '
+	'"$AWK_LIB"'
+	BEGIN {
+		print "| device | size | writers | A | B | model | A pages/s | B pages/s | B / A | 95 % interval | goal |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|"
+	}
+	NR > 1 && $3 ~ /^model-/ {
+		model = substr($3, 7)
+		if ($4 == "plain") goal = $1 == "tear-hw" ? 0.97 : 0.36
+		else goal = $1 == "tear-hw" ? 1.9 : 1.0
+		if (model == "raw" && $4 == "doublewrite") g = "(models decide)"
+		else if (model != "raw" && $4 == "plain" && $1 == "tear-sw") g = "(raw decides)"
+		else g = sprintf("%s %.2f", $13 >= goal ? "meets" : ($15 >= goal ? "within noise of" : "**misses**"), goal)
+		printf "| %s | %s | %d | %s | %s | %s | %.0f | %.0f | **%.3f** | %.3f .. %.3f | %s |\n",
+			$1 " (" $2 ")", sz($6), $19, $4 ($9 > 1 ? " x" $9 : ""), $5, model, $11, $12, $13, $14, $15, g
 	}' "$1"
 }
 
@@ -223,7 +263,7 @@ plot() { # NAME TITLE YLABEL series...
 		"$(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo) RAM;" \
 		"$(qemu-system-x86_64 --version | head -1), **TCG software emulation (no KVM)**," \
 		"guest kernel $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$dir/console.log" 2>/dev/null | head -1) without debug options," \
-		"1 vCPU. Devices: scsi_debug with delay=0 (RAM)."
+		"$(sed -n 's/.*untorn_cpus=\([0-9]*\).*/\1/p' "$dir/console.log" 2>/dev/null | head -1) vCPUs. Devices: scsi_debug with delay=0 (RAM)."
 	echo
 	echo "**Only the ratios carry meaning.** Under TCG every instruction is emulated,"
 	echo "so absolute IOPS and latencies say nothing about real hardware; each ratio"
@@ -278,6 +318,54 @@ plot() { # NAME TITLE YLABEL series...
 		echo
 		paired_sw_table "$p"
 		echo
+		if grep -q ',model-' "$p"; then
+			echo "### Device models"
+			echo
+			echo "XFS 4 KiB with reflink on tearblk, the page file rewritten once:"
+			echo "tear-hw has a 4..64 KiB atomic unit (16 KiB pages on the hardware"
+			echo "path), tear-sw a 4 KiB unit (the software path). raw: the emulated"
+			echo "device, commands complete at once; dc and client: tearblk's timing"
+			echo "model with the figures of a datacenter NVMe (power-loss protection)"
+			echo "and a client NVMe (volatile cache) multiplied by the emulation's CPU"
+			echo "slowdown (docs/device-models.md); model parameters as set, in ns and"
+			echo "MB/s:"
+			echo
+			[ -f "$dir/models.csv" ] && sort -u "$dir/models.csv" | awk -F, '$1 != "model" { printf "- %s: CPU factor %s, read %s, write %s, flush %s, %s MB/s\n", $1, $2, $3, $4, $5, $6 }'
+			[ -f "$dir/cpufactor.csv" ] && awk -F, '{ printf "\nThe factor is the guest'"'"'s time over the host'"'"'s for cpufactor'"'"'s kernel workload (%d ns over %d ns); its user-space CRC loop slows down by %.1f only (%d over %d ns), which is why the kernel one is used.\n", $1, $2, $4 ? $3 / $4 : 0, $3, $4 }' "$dir/cpufactor.csv"
+			echo
+			paired_models_table "$p"
+			echo
+		fi
+		if [ -f "$dir/redo.csv" ] && [ "$(wc -l <"$dir/redo.csv")" -gt 1 ]; then
+			echo "### The seed's redo-log case"
+			echo
+			echo "LSFMM 2025 (seeds/000-article.md): MySQL lost to its doublewrite buffer on"
+			echo "XFS with 16 KiB blocks because each redo commit (a 512-byte buffered write"
+			echo "and fsync) writes back a whole 16 KiB block. \`redobench\` runs a commit"
+			echo "stream beside 16 KiB RWF_ATOMIC page writes, in alternating 200 ms slices"
+			echo "on A, XFS with 16 KiB blocks (pages on the hardware path), and B, XFS with"
+			echo "4 KiB blocks and reflink (untorn's hybrid), both on tearblk with a 4..64"
+			echo "KiB atomic unit; under the raw device and the two device models. B's"
+			echo "pages took the paths the counters show."
+			echo
+			echo "| model | commits/s A (16 KiB blocks) | commits/s B (4 KiB, hybrid) | B / A commits | 95 % interval | commit latency µs A / B | pages/s A | pages/s B | B / A pages | 95 % interval | B's pages hw / sw |"
+			echo "|---|---|---|---|---|---|---|---|---|---|---|"
+			awk -F, 'NR > 1 { printf "| %s | %.0f | %.0f | **%.2f** | %.2f .. %.2f | %s / %s | %.0f | %.0f | **%.2f** | %.2f .. %.2f | %s / %s |\n", $1, $4, $5, $6, $7, $8, $14, $15, $9, $10, $11, $12, $13, $16, $17 }' "$dir/redo.csv"
+			echo
+		fi
+		if grep -q ',parallel,' "$p"; then
+			echo "### Many writers to one file (range locks)"
+			echo
+			echo "Page writes to one file from several threads (pwritev2, QD 1 each) or"
+			echo "one thread at queue depth 32 (io_uring), on a file rewritten once"
+			echo "atomically. \"one at a time\": atomic_write/sw_exclusive=1, software"
+			echo "atomic writes hold the IOLOCK exclusively and drain the file's direct"
+			echo "I/O, as before patch 30; \"range locks\": sw_exclusive=0, the default."
+			echo "Slices of 50 ms."
+			echo
+			paired_parallel_table "$p"
+			echo
+		fi
 	fi
 	echo "## Hardware atomic writes against plain O_DIRECT (XFS, device unit 4 KiB .. max), fio cells"
 	echo
@@ -292,8 +380,9 @@ plot() { # NAME TITLE YLABEL series...
 	echo "## The software path against plain O_DIRECT (XFS on a device without atomic writes)"
 	echo
 	echo "Every RWF_ATOMIC write stages its data in new blocks and remaps them in one"
-	echo "transaction. Writes to one file on this path are serialised (the remap holds"
-	echo "the inode's IOLOCK), so queue depth 32 on one file behaves like depth 1."
+	echo "transaction. Since patch 30 a file's software writes run in parallel unless"
+	echo "they overlap (range locks; the many-writer table above compares them with"
+	echo "the old one-at-a-time behaviour in the same run)."
 	for qd in 1 32; do
 		echo
 		echo "Queue depth $qd:"

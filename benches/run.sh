@@ -14,7 +14,11 @@ export UNTORN_DEBUG=0
 out=$UNTORN_CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 envs=()
-for v in BENCH_SECONDS BENCH_SIZES BENCH_PAGES BENCH_NVME_SIZES BENCH_HW_MAX BENCH_PAIRED_SECONDS BENCH_PHASES BENCH_DEVICES; do
+# The emulation's CPU slowdown is the guest's time for this over the
+# host's (the device models in benches/matrix).
+read -r BENCH_HOST_CPU_NS BENCH_HOST_USER_NS _ < <("$UNTORN_TOP/build/bin/cpufactor")
+export BENCH_HOST_CPU_NS BENCH_HOST_USER_NS
+for v in BENCH_HOST_CPU_NS BENCH_HOST_USER_NS BENCH_MODEL_DC BENCH_MODEL_CLIENT BENCH_MODEL_SECONDS BENCH_SECONDS BENCH_SIZES BENCH_PAGES BENCH_NVME_SIZES BENCH_HW_MAX BENCH_PAIRED_SECONDS BENCH_PHASES BENCH_DEVICES; do
 	[ -n "${!v:-}" ] && envs+=("$v='${!v}'")
 done
 note "benchmark matrix in the guest (about an hour at the defaults: 57 minutes measured)"

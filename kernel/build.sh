@@ -3,7 +3,8 @@
 # (ccache underneath), and install its modules into $KMODS, which the VM
 # shares with the guest as /lib/modules.
 #
-#   UNTORN_DEBUG=0  build without kernel/config/debug.config (separate dir)
+#   UNTORN_DEBUG=0  build without kernel/config/debug.config, with
+#                   bench.config (the benchmarks' kernel; separate dir)
 #   UNTORN_KASAN=1  build with debug.config and kasan.config (separate dir)
 #   UNTORN_CCACHE   the compiler cache (default $UNTORN_CACHE/ccache)
 set -euo pipefail
@@ -14,6 +15,8 @@ set -euo pipefail
 frags=("$UNTORN_TOP/kernel/config/base.config")
 if [ "${UNTORN_DEBUG:-1}" = 1 ] || [ "${UNTORN_KASAN:-0}" = 1 ]; then
 	frags+=("$UNTORN_TOP/kernel/config/debug.config")
+else
+	frags+=("$UNTORN_TOP/kernel/config/bench.config")
 fi
 if [ "${UNTORN_KASAN:-0}" = 1 ]; then
 	frags+=("$UNTORN_TOP/kernel/config/kasan.config")

@@ -117,8 +117,12 @@ replay_all="make crash CRASH_SEED=$seed CRASH_CUTS=$cuts"
 echo "# crash torture: seed $seed, $cuts cuts per configuration, $control_cuts per control"
 
 # control NAME KIND FIELD ARGS...: run torture ARGS as a control of KIND
-# and require FIELD (cuts that saw tears or stale units) in a quarter or
+# and require FIELD (cuts that saw tears or stale units) in an eighth or
 # more of its cuts: a checker that never sees them is blind. Sets ctl.
+# Sound controls find them in 39 % (xfs-rt) to 84 % (raw) of their cuts
+# (every report up to 2026-12-06); with a quarter, a sound xfs-rt control
+# failed a run by chance (3 of 20, odds about 1 in 60), while an eighth
+# (3 of 20) fails it about once in 200 runs and a blind check always.
 control() {
 	local name=$1 kind=$2 fld=$3 out rc sum n
 	shift 3
@@ -127,7 +131,7 @@ control() {
 	sum=$(grep '^torture: ' <<<"$out" | tail -n 1)
 	n=$(field "$fld" "$sum")
 	ctl="$ctl${ctl:+, }$kind ${n:-?}/$control_cuts"
-	if [ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ $((n * 4)) -ge "$control_cuts" ]; then
+	if [ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ $((n * 8)) -ge "$control_cuts" ]; then
 		t_ok "$name $kind control: ${fld%_cuts} units found in $n of $control_cuts cuts"
 	else
 		t_fail "$name $kind control: ${fld%_cuts} units in ${n:-?} of $control_cuts cuts (exit $rc): the check is blind to what this control makes; replay: $replay"

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "util.h"
 
 double ut_now_us(void)
 {
@@ -36,4 +39,30 @@ int ut_cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+int ut_bootstrap95(unsigned int n, unsigned int boots, uint64_t *seed,
+		   double (*stat)(const unsigned int *pick, unsigned int n,
+				  void *arg),
+		   void *arg, double *lo, double *hi)
+{
+	unsigned int *pick = calloc(n, sizeof(*pick));
+	double *r = calloc(boots, sizeof(*r));
+
+	if (!pick || !r) {
+		free(pick);
+		free(r);
+		return -ENOMEM;
+	}
+	for (unsigned int k = 0; k < boots; k++) {
+		for (unsigned int i = 0; i < n; i++)
+			pick[i] = ut_rand(seed) % n;
+		r[k] = stat(pick, n, arg);
+	}
+	qsort(r, boots, sizeof(*r), ut_cmp_double);
+	*lo = r[boots * 25 / 1000];
+	*hi = r[boots * 975 / 1000 - 1];
+	free(pick);
+	free(r);
+	return 0;
 }

@@ -2,6 +2,8 @@
 #ifndef UNTORN_BENCH_H
 #define UNTORN_BENCH_H
 
+#include <stdint.h>
+
 /* Helpers of the benchmark programs (benches/progs). */
 
 /* CLOCK_MONOTONIC in microseconds. */
@@ -12,5 +14,15 @@ double ut_now_us(void);
 double ut_busy_us(void);
 /* qsort() comparison of doubles, ascending. */
 int ut_cmp_double(const void *a, const void *b);
+/*
+ * A 95 % bootstrap interval of a statistic over N paired samples: BOOTS
+ * times, draw N of them with replacement (indices from *SEED's sequence)
+ * and compute STAT(pick, N, ARG); *LO and *HI are the 2.5th and 97.5th
+ * percentiles of those. 0, or -ENOMEM.
+ */
+int ut_bootstrap95(unsigned int n, unsigned int boots, uint64_t *seed,
+		   double (*stat)(const unsigned int *pick, unsigned int n,
+				  void *arg),
+		   void *arg, double *lo, double *hi);
 
 #endif

@@ -365,6 +365,19 @@ static double pooled_ratio(const struct tally *a, const struct tally *b,
 	return (sb.pages / sb.us) / (sa.pages / sa.us);
 }
 
+struct tally_pair {
+	const struct tally *a, *b;
+};
+
+/* pooled_ratio() for ut_bootstrap95(). */
+static double pooled_ratio_of(const unsigned int *pick, unsigned int n,
+			      void *arg)
+{
+	const struct tally_pair *tp = arg;
+
+	return pooled_ratio(tp->a, tp->b, pick, n);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: abbench --a MODE --b MODE --bs SIZE [--qd N] "
@@ -409,8 +422,9 @@ int main(int argc, char **argv)
 	struct knob ka = { 0 }, kb = { 0 };
 	struct crew *crew = NULL;
 	struct tally *ta, *tb, sa, sb, warm = { 0 };
-	unsigned int pairs, i, *pick, boots = 2000;
-	double *r, lo, hi;
+	struct tally_pair tp;
+	unsigned int pairs, i;
+	double lo, hi;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -497,9 +511,7 @@ int main(int argc, char **argv)
 		pairs = 2;
 	ta = calloc(pairs, sizeof(*ta));
 	tb = calloc(pairs, sizeof(*tb));
-	pick = calloc(pairs, sizeof(*pick));
-	r = calloc(boots, sizeof(*r));
-	if (!ta || !tb || !pick || !r) {
+	if (!ta || !tb) {
 		fprintf(stderr, "abbench: out of memory\n");
 		return 1;
 	}
@@ -538,14 +550,11 @@ int main(int argc, char **argv)
 	sb = sum_tallies(tb, NULL, pairs);
 
 	/* Bootstrap over slice pairs: resample them, pool, take the ratio. */
-	for (unsigned int k = 0; k < boots; k++) {
-		for (i = 0; i < pairs; i++)
-			pick[i] = ut_rand(&b.seed) % pairs;
-		r[k] = pooled_ratio(ta, tb, pick, pairs);
+	tp = (struct tally_pair){ ta, tb };
+	if (ut_bootstrap95(pairs, 2000, &b.seed, pooled_ratio_of, &tp, &lo, &hi)) {
+		fprintf(stderr, "abbench: out of memory\n");
+		return 1;
 	}
-	qsort(r, boots, sizeof(*r), ut_cmp_double);
-	lo = r[boots * 25 / 1000];
-	hi = r[boots * 975 / 1000 - 1];
 
 	printf("%s,%s,%llu,%u,%d,%llu,%u,%.1f,%.1f,%.4f,%.4f,%.4f,%.1f,%.1f,%llu,%llu,%s,%s\n",
 	       mode_names[ma], mode_names[mb], (unsigned long long)b.bs, b.qd,

@@ -163,25 +163,27 @@ static double ratio(const struct slice *a, const struct slice *b,
 	return an && au ? (bn / bu) / (an / au) : 0;
 }
 
+struct slice_pair {
+	const struct slice *a, *b;
+	int what;
+};
+
+/* ratio() for ut_bootstrap95(). */
+static double ratio_of(const unsigned int *pick, unsigned int n, void *arg)
+{
+	const struct slice_pair *sp = arg;
+
+	return ratio(sp->a, sp->b, pick, n, sp->what);
+}
+
 static void interval(const struct slice *a, const struct slice *b,
 		     unsigned int n, int what, uint64_t *seed, double *lo,
 		     double *hi)
 {
-	enum { BOOTS = 2000 };
-	static double rs[BOOTS];
-	unsigned int *pick = calloc(n, sizeof(*pick));
+	struct slice_pair sp = { a, b, what };
 
-	if (!pick)
+	if (ut_bootstrap95(n, 2000, seed, ratio_of, &sp, lo, hi))
 		die("bootstrap", ENOMEM);
-	for (unsigned int k = 0; k < BOOTS; k++) {
-		for (unsigned int i = 0; i < n; i++)
-			pick[i] = ut_rand(seed) % n;
-		rs[k] = ratio(a, b, pick, n, what);
-	}
-	qsort(rs, BOOTS, sizeof(rs[0]), ut_cmp_double);
-	*lo = rs[BOOTS * 25 / 1000];
-	*hi = rs[BOOTS * 975 / 1000 - 1];
-	free(pick);
 }
 
 static void usage(void)

@@ -5,7 +5,8 @@
 # $UNTORN_CACHE/bench/db-<date>/ (report.md; `db-latest` links the newest).
 #   DB_BENCH_PAIRS, DB_BENCH_SECONDS, DB_BENCH_WARMUP, DB_BENCH_THREADS,
 #   DB_BENCH_TABLES, DB_BENCH_ROWS, DB_BENCH_PATHS: passed to the guest
-#   (see benches/db-bench).
+#   (see benches/db-bench); paths with a device model (hw-dc, sw-client,
+#   ...) are scaled by the CPU factor, for which cpufactor runs here first.
 set -euo pipefail
 export UNTORN_DEBUG=0 UNTORN_IMAGE=db
 . "$(dirname "$0")/../kernel/common.sh"
@@ -14,15 +15,21 @@ export UNTORN_DEBUG=0 UNTORN_IMAGE=db
 out=$UNTORN_CACHE/bench/db-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 envs=()
-for v in DB_BENCH_PAIRS DB_BENCH_SECONDS DB_BENCH_WARMUP DB_BENCH_THREADS DB_BENCH_TABLES DB_BENCH_ROWS DB_BENCH_PATHS; do
+# The emulation's CPU slowdown is the guest's time for this over the
+# host's (benches/lib/models.sh).
+read -r BENCH_HOST_CPU_NS BENCH_HOST_USER_NS _ < <("$UNTORN_TOP/build/bin/cpufactor")
+export BENCH_HOST_CPU_NS BENCH_HOST_USER_NS
+for v in BENCH_HOST_CPU_NS BENCH_HOST_USER_NS BENCH_MODEL_DC BENCH_MODEL_CLIENT \
+	DB_BENCH_PAIRS DB_BENCH_SECONDS DB_BENCH_WARMUP DB_BENCH_THREADS DB_BENCH_TABLES DB_BENCH_ROWS DB_BENCH_PATHS; do
 	[ -n "${!v:-}" ] && envs+=("$v='${!v}'")
 done
 pairs=${DB_BENCH_PAIRS:-5} secs=${DB_BENCH_SECONDS:-30}
+npaths=$(wc -w <<<"${DB_BENCH_PATHS:-hw sw}")
 # Per path: preparing (a few minutes), then 2 slots per pair of the
 # measured time plus warm-up, start and shutdown (about a minute more);
 # doubled for the timeout.
-export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 1200 + 2 * 2 * pairs * (secs + 90) * 2 ))}
-note "MariaDB benchmark in the guest: $pairs pairs of ${secs}s slots per path"
+export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 600 + npaths * (300 + 2 * pairs * (secs + 90)) * 2 ))}
+note "MariaDB benchmark in the guest: $pairs pairs of ${secs}s slots on each of $npaths paths"
 log=$out/vm.log
 start=$(date +%s)
 {
@@ -34,12 +41,16 @@ rundir=$(sed -n 's/^untorn-vm: kernel .*, console log \(.*\)\/console.log$/\1/p'
 	[ "$(wc -l < "$rundir/share/bench/db-summary.csv")" -gt 1 ] ||
 	die "the guest left no results (see $log)"
 cp "$rundir"/share/bench/db*.csv "$out/"
+for f in models.csv cpufactor.csv; do
+	[ -f "$rundir/share/bench/$f" ] && cp "$rundir/share/bench/$f" "$out/"
+done
 {
 	echo "# MariaDB without its doublewrite buffer: untorn against doublewrite"
 	echo
 	echo "$(head -n 1 "$log" | sed "s/^# //"), $(( ($(date +%s) - start) / 60 )) min."
 	echo
-	grep '^# db-bench ' "$log" | sed 's/^# /- /'
+	grep '^# models: ' "$log" | sed 's/^# /- /'
+	grep '^# db-bench \|^# model ' "$log" | sed 's/^# /- /'
 	echo
 	grep '^# |' "$log" | sed 's/^# //'
 	echo

@@ -49,7 +49,7 @@ done
 	echo
 	echo "$(head -n 1 "$log" | sed "s/^# //"), $(( ($(date +%s) - start) / 60 )) min."
 	echo
-	grep '^# models: ' "$log" | sed 's/^# /- /'
+	{ grep '^# models: ' "$log" || true; } | sed 's/^# /- /'
 	grep '^# db-bench \|^# model ' "$log" | sed 's/^# /- /'
 	echo
 	grep '^# |' "$log" | sed 's/^# //'

@@ -58,6 +58,12 @@ for r in "$@"; do
 		echo "error: $r did not finish: no table" >&2
 		exit 1
 	fi
+	# A VM that failed (a kernel report in its log, a hang) fails the
+	# report, whatever its cases said.
+	if grep -q '^# vm exit [1-9]' "$r"; then
+		echo "error: $r: a VM run did not end clean ($(grep -m1 '^# vm exit [1-9]' "$r"))" >&2
+		exit 1
+	fi
 	# | name | cuts | writes | paths | recovery | torn | stale | fsck | errors | controls | time |
 	grep '^# | [a-z0-9-]* | [0-9]' "$r" | sed 's/^# //' |
 		while IFS= read -r row; do

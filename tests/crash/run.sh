@@ -41,11 +41,14 @@ report=$UNTORN_CACHE/crash/$stamp.txt
 export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 600 + cuts * 7 * 2 * 3 ))}
 
 # crash_vm OUT CONFIG...: crash.sh in a VM, its output to OUT (and the
-# VM's exit status as its last line, which the report keeps).
+# VM's exit status as its last line, which the report keeps). A part is
+# a report of its own, series line first: when a long run is cut short,
+# the parts that finished can still go into the ledger.
 crash_vm() {
 	local out=$1 rc
 	shift
-	"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}" "$@")" >"$out" 2>&1
+	series_stamp >"$out"
+	"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}" "$@")" >>"$out" 2>&1
 	rc=$?
 	echo "# vm exit $rc" >>"$out"
 	return $rc
@@ -104,7 +107,7 @@ else
 	{
 		series_stamp
 		for c in "${configs[@]}"; do
-			grep -v '^# |' "$parts/$c.txt"
+			grep -v '^# |\|^# series ' "$parts/$c.txt"
 		done
 		# A VM that failed (a kernel report, a hang) fails its
 		# configuration, whatever its own lines said: no ledger row.

@@ -9,6 +9,7 @@
 #   make db-crash  MariaDB through power cuts (DB_CUTS per configuration)
 #   make db-bench  MariaDB TPS and p99: doublewrite against untorn-preload
 #   make deb       linux-image and linux-headers .deb files for Debian 12
+#   make deb-check install them on Debian 12 in QEMU, boot, check, roll back
 #   make config-check  the series built as distributions configure kernels
 
 include versions.env
@@ -28,7 +29,7 @@ BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-fi
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 
-.PHONY: FORCE config-check deb db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
+.PHONY: FORCE config-check deb deb-check db-crash db-bench fsx-kasan all build deps kernel image vm test unit demo clean \
 	export-patches bisect-check checkpatch crash fsx-soak bench
 all: build
 build: $(BINS) $(UNITS) $(PRELOAD)
@@ -158,6 +159,11 @@ config-check:
 # hours on 2 cores; not in CI.
 deb:
 	kernel/deb.sh
+
+# Install the package of `make deb` on a Debian 12 system in QEMU, boot it,
+# write atomically, roll back to the stock kernel (kernel/deb-check.sh).
+deb-check: build
+	kernel/deb-check.sh
 
 checkpatch:
 	kernel/checkpatch.sh

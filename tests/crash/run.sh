@@ -40,27 +40,22 @@ stamp=$(date +%Y%m%d-%H%M%S)
 report=$UNTORN_CACHE/crash/$stamp.txt
 export UNTORN_VM_TIMEOUT=${UNTORN_VM_TIMEOUT:-$(( 600 + cuts * 7 * 2 * 3 ))}
 
-# crash_vm OUT CONFIG...: crash.sh in a VM, its output to OUT (and the
-# VM's exit status as its last line, which the report keeps). A part is
-# a report of its own, series line first: when a long run is cut short,
-# the parts that finished can still go into the ledger.
+# crash_vm CONFIG...: crash.sh in a VM, as a report of its own: the
+# series line first, the VM's exit status last. A part of a --jobs run is
+# such a report, so when a long run is cut short, the parts that finished
+# can still go into the ledger.
 crash_vm() {
-	local out=$1 rc
-	shift
-	series_stamp >"$out"
-	"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}" "$@")" >>"$out" 2>&1
+	local rc
+	series_stamp
+	"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}" "$@")" 2>&1
 	rc=$?
-	echo "# vm exit $rc" >>"$out"
+	echo "# vm exit $rc"
 	return $rc
 }
 
 if [ "$jobs" = 1 ]; then
-	{
-		series_stamp
-		"$top/vm/run.sh" "tests/crash/crash.sh$(printf ' %q' "${args[@]}" "$@")" 2>&1
-	} | tee "$report"
+	crash_vm "$@" | tee "$report"
 	rc=${PIPESTATUS[0]}
-	echo "# vm exit $rc" >>"$report"
 else
 	configs=("$@")
 	if [ ${#configs[@]} = 0 ]; then
@@ -85,7 +80,7 @@ else
 			running=$((running - 1))
 			finished "${names[$done_name]}"
 		fi
-		crash_vm "$parts/$c.txt" "$c" &
+		crash_vm "$c" >"$parts/$c.txt" &
 		names[$!]=$c
 		running=$((running + 1))
 	done

@@ -15,7 +15,10 @@
 #                           are signed with a key made for this build
 # Debug info and BTF stay as Debian has them (eBPF tools need BTF); the
 # modules are installed stripped (INSTALL_MOD_STRIP=1, which keeps BTF), as
-# Debian's own image package has them without their debug info.
+# Debian's own image package has them without their debug info. The
+# separate -dbg package (unstripped vmlinux and modules, gigabytes to copy
+# and compress) is built only with UNTORN_DEB_DBG=1: an operator installs
+# the image and the headers, and Debian's own -dbg is optional too.
 # New options of the series (tearblk: a test device) take their defaults.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -62,6 +65,8 @@ xz -dc "$cfg" >"$bdir/.config"
 	--set-str SYSTEM_TRUSTED_KEYS "" \
 	--set-str SYSTEM_REVOCATION_KEYS ""
 export KBUILD_BUILD_TIMESTAMP="untorn" KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
+# mkdebian marks the -dbg package with this build profile.
+[ "${UNTORN_DEB_DBG:-0}" = 1 ] || export DEB_BUILD_PROFILES="pkg.linux-upstream.nokerneldbg"
 # LOCALVERSION= (set, empty): the release is 6.12.N-untorn, without the "+"
 # that setlocalversion adds for a git tree past its tag.
 # No ccache: make itself resumes in the kept build directory, and a

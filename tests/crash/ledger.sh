@@ -44,7 +44,7 @@ fi
 if [ "${1:-}" = --add ]; then
 	shift
 	rows=$("$0" "$@")
-	ledger_add "$top/docs/crash-ledger.md" 3 4 "$0" <<<"$rows"
+	ledger_add "$top/docs/crash-ledger.md" "$0" 3 4 5 <<<"$rows"
 	exit
 fi
 

@@ -44,7 +44,7 @@ fi
 if [ "${1:-}" = --add ]; then
 	shift
 	rows=$("$0" "$@")
-	ledger_add "$default" 3 4 "$0" <<<"$rows"
+	ledger_add "$default" "$0" 3 4 5 6 7 <<<"$rows"
 	exit
 fi
 

@@ -44,7 +44,7 @@ fi
 if [ "${1:-}" = --add ]; then
 	shift
 	rows=$("$0" "$@")
-	ledger_add "$default" 3 6 "$0" <<<"$rows"
+	ledger_add "$default" "$0" 3 6 5 4 <<<"$rows"
 	exit
 fi
 

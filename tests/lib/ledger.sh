@@ -2,22 +2,28 @@
 # What the three long-run ledgers (tests/crash, tests/fsx, tests/db
 # ledger.sh) share: adding rows to a markdown ledger.
 #
-#   ledger_add LEDGER SERIES_COL SEED_COL SCRIPT <<<"$rows"
+#   ledger_add LEDGER SCRIPT KEY_COL... <<<"$rows"
 #
 # The rows (markdown, one per configuration of a report) are refused when
-# one has the series and seed (columns SERIES_COL and SEED_COL, counted
-# as awk -F'|' does) of a row already in LEDGER, or when there are none;
-# otherwise they are appended, and the block between <!-- totals --> and
-# <!-- /totals --> is rewritten from `SCRIPT --totals LEDGER`.
+# one has the key (series, seed and configuration: the columns KEY_COL,
+# counted as awk -F'|' does) of a row already in LEDGER, or when there
+# are none; otherwise they are appended, and the block between
+# <!-- totals --> and <!-- /totals --> is rewritten from
+# `SCRIPT --totals LEDGER`. The configuration is part of the key because
+# `make crash CRASH_JOBS=J` runs one seed in several VMs, one per
+# configuration, whose parts may be added one at a time.
 ledger_add() {
-	local ledger=$1 scol=$2 dcol=$3 script=$4 rows totals
+	local ledger=$1 script=$2 rows totals
+	shift 2
 	rows=$(cat)
 	[ -n "$rows" ] || { echo "error: no passing configuration to add" >&2; return 1; }
-	awk -F'|' -v s="$scol" -v d="$dcol" '
+	awk -F'|' -v cols="$*" '
 		function t(x) { gsub(/ /, "", x); return x }
-		FNR == NR { if ($2 ~ /^ *20[0-9][0-9]-/) seen[t($s) "|" t($d)] = 1; next }
-		(t($s) "|" t($d)) in seen {
-			printf "error: seed %s of series %s is in the ledger already\n", t($d), t($s) > "/dev/stderr"
+		function key(   i, k) { k = ""; for (i = 1; i <= n; i++) k = k (i > 1 ? " " : "") t($c[i]); return k }
+		BEGIN { n = split(cols, c, " ") }
+		FNR == NR { if ($2 ~ /^ *20[0-9][0-9]-/) seen[key()] = 1; next }
+		key() in seen {
+			printf "error: %s (series, seed, configuration) is in the ledger already\n", key() > "/dev/stderr"
 			bad = 1
 		}
 		END { exit bad }' "$ledger" - <<<"$rows" || return 1

@@ -110,7 +110,7 @@ console_level=$(cut -f1 /proc/sys/kernel/printk)
 dmesg -n 5
 
 # field NAME LINE: the value of NAME=... in a torture summary line.
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 
 selected=("$@")
 replay_all="make crash CRASH_SEED=$seed CRASH_CUTS=$cuts"
@@ -217,6 +217,8 @@ while IFS='|' read -r name geom fs mkfs unit topts expect controls; do
 		recov="$(field recovery_interrupted "$sum")/$(field recovery_cuts "$sum")"
 		extra="$extra; second cuts: $recov during the recovery mount, $(field recovery_lost "$sum") recovery writes unflushed at them"
 	fi
+	# Where the time went, in seconds (torture's enum phase).
+	extra="$extra; time: workload $(field secs_workload "$sum")s, power-on $(field secs_power "$sum")s, recovery mount $(field secs_recovery "$sum")s, check $(field secs_check "$sum")s, unmount $(field secs_umount "$sum")s, fsck $(field secs_fsck "$sum")s, mount $(field secs_mount "$sum")s"
 	if [ $rc = 0 ] && [ -n "$torn" ]; then
 		t_ok "$name: $cuts cuts under RWF_ATOMIC, $writes writes: 0 torn, 0 stale, fsck clean (device tore $dtorn other writes; ${secs}s; paths: $paths$extra)"
 	else

@@ -5,15 +5,15 @@
 #
 #   1. A Debian 12 (bookworm) system with its stock kernel
 #      (linux-image-amd64), made once with debootstrap and kept.
-#   2. A copy of it; in a chroot, `apt install ./linux-image-...deb`, whose
-#      maintainer scripts run depmod and make the initramfs, as on a real
-#      machine.
+#   2. A copy of it; in a chroot, `apt install ./linux-image-...deb
+#      ./linux-headers-...deb`, whose maintainer scripts run depmod and
+#      make the initramfs, as on a real machine.
 #   3. Boot the installed kernel and its initramfs (QEMU, an NVMe disk of
 #      4 KiB blocks): `untorn info`, then on XFS 4 KiB atomic writes (the
 #      hardware path) and 16 KiB ones (the software path), verified, with
 #      the filesystem's counters showing both paths.
-#   4. Roll back: `apt remove` of the package in the chroot leaves no
-#      kernel, initramfs or module of it (`apt purge` nothing at all); the
+#   4. Roll back: `apt remove` of the packages in the chroot leaves no
+#      kernel, initramfs, module or headers (`dpkg --purge` nothing at all); the
 #      stock kernel boots, and on it the same atomic write to a file is
 #      refused.
 #
@@ -32,6 +32,11 @@ pkg=$(dpkg-deb -f "$deb" Package)
 # packages name it differently from the package: -unsigned).
 krel=$(dpkg-deb -c "$deb" | sed -n 's%.* \./boot/vmlinuz-\(.*\)$%\1%p' | head -n 1)
 [ -n "$krel" ] || die "$deb installs no /boot/vmlinuz-*"
+# The headers package of the same release, installed beside the image
+# as the README says (Debian's own come as a separate source: absent then).
+hdeb=$(find "$pkgdir" -maxdepth 1 -name "linux-headers-${krel}_*.deb" | sort | tail -n 1)
+hpkg=
+[ -z "$hdeb" ] || hpkg=$(dpkg-deb -f "$hdeb" Package)
 untorn=$UNTORN_TOP/build/bin/untorn
 [ -x "$untorn" ] || die "$untorn missing: run make build"
 
@@ -162,21 +167,28 @@ expect() {
 	fi
 }
 
-note "installing $(basename "$deb") on a copy of Debian 12 (stock kernel $stock)"
+debs=("$deb")
+[ -z "$hdeb" ] || debs+=("$hdeb")
+names=$(for d in "${debs[@]}"; do printf './%s ' "$(basename "$d")"; done)
+note "installing ${names% } on a copy of Debian 12 (stock kernel $stock)"
 work=$dir/work
 rm -rf "$work"
 cp -a "$system" "$work"
-cp "$deb" "$work/tmp/"
-if in_chroot apt-get install -y -q "/tmp/$(basename "$deb")" >"$dir/install.log" 2>&1; then
-	echo "ok - apt install ./$(basename "$deb") on Debian 12"
+cp "${debs[@]}" "$work/tmp/"
+if in_chroot apt-get install -y -q $(printf '/tmp/%s ' "${debs[@]##*/}") >"$dir/install.log" 2>&1; then
+	echo "ok - apt install ${names% } on Debian 12"
 else
-	echo "not ok - apt install ./$(basename "$deb") on Debian 12 (log: $dir/install.log)"
+	echo "not ok - apt install ${names% } on Debian 12 (log: $dir/install.log)"
 	tail -n 20 "$dir/install.log" | sed 's/^/#   /'
 	exit 1
 fi
 leave_chroot
-rm -f "$work/tmp/$(basename "$deb")"
-for f in "boot/vmlinuz-$krel" "boot/initrd.img-$krel" "lib/modules/$krel/modules.dep"; do
+for d in "${debs[@]}"; do rm -f "$work/tmp/${d##*/}"; done
+files=("boot/vmlinuz-$krel" "boot/initrd.img-$krel" "lib/modules/$krel/modules.dep")
+# The headers: the tree external modules build against, and the
+# build link in /lib/modules that DKMS and module Makefiles follow.
+[ -z "$hdeb" ] || files+=("usr/src/linux-headers-$krel/Makefile" "usr/src/linux-headers-$krel/include/generated/autoconf.h")
+for f in "${files[@]}"; do
 	if [ -s "$work/$f" ]; then
 		echo "ok - installed /$f"
 	else
@@ -184,6 +196,15 @@ for f in "boot/vmlinuz-$krel" "boot/initrd.img-$krel" "lib/modules/$krel/modules
 		fail=1
 	fi
 done
+if [ -n "$hdeb" ]; then
+	link=$(readlink "$work/lib/modules/$krel/build" || true)
+	if [ "$link" = "/usr/src/linux-headers-$krel" ]; then
+		echo "ok - /lib/modules/$krel/build points to the headers"
+	else
+		echo "not ok - /lib/modules/$krel/build points to '$link', not /usr/src/linux-headers-$krel"
+		fail=1
+	fi
+fi
 write_init
 note "booting $krel"
 log=$dir/boot-untorn.log
@@ -199,7 +220,9 @@ note "rolling back to the stock kernel $stock"
 left_of() {
 	local what=$1 found
 	shift
-	found=$(find "$@" 2>/dev/null | sed "s%^$work%%")
+	# A directory the removal took away entirely makes find fail: that
+	# is nothing left, not an error.
+	found=$(find "$@" 2>/dev/null | sed "s%^$work%%" || true)
 	if [ -z "$found" ]; then
 		echo "ok - $what"
 	else
@@ -208,15 +231,17 @@ left_of() {
 		fail=1
 	fi
 }
-in_chroot apt-get remove -y -q "$pkg" >"$dir/remove.log" 2>&1 || { echo "not ok - apt remove $pkg"; fail=1; }
+in_chroot apt-get remove -y -q "$pkg" $hpkg >"$dir/remove.log" 2>&1 || { echo "not ok - apt remove $pkg $hpkg"; fail=1; }
 leave_chroot
-left_of "apt remove leaves no kernel, initramfs or module of $krel" \
-	"$work/boot" "$work/lib/modules/$krel" '(' -path "$work/boot/*$krel*" -o -name '*.ko*' ')'
+left_of "apt remove leaves no kernel, initramfs, module or headers of $krel" \
+	"$work/boot" "$work/lib/modules/$krel" "$work/usr/src" \
+	'(' -path "$work/boot/*$krel*" -o -name '*.ko*' -o -path "$work/usr/src/*$krel*" -prune ')'
 # What depmod made beside the modules stays until a purge, as with
-# Debian's own kernel packages.
-in_chroot apt-get purge -y -q "$pkg" >>"$dir/remove.log" 2>&1 || { echo "not ok - apt purge $pkg"; fail=1; }
+# Debian's own kernel packages. dpkg, not apt: a package that came from a
+# file and left nothing to purge (the headers) is unknown to apt by now.
+in_chroot dpkg --purge "$pkg" $hpkg >>"$dir/remove.log" 2>&1 || { echo "not ok - dpkg --purge $pkg $hpkg"; fail=1; }
 leave_chroot
-left_of "apt purge leaves nothing of $krel" "$work/boot" "$work/lib/modules" -name "*$krel*"
+left_of "dpkg --purge leaves nothing of $krel" "$work/boot" "$work/lib/modules" "$work/usr/src" -name "*$krel*" -prune
 log=$dir/boot-stock.log
 boot "$stock" "$log"
 expect "the stock kernel $stock boots after the rollback" "^deb-check: kernel $stock" "$log"

@@ -13,12 +13,15 @@
  *           [--logdev DEV] [--rtdev DEV] [--recovery-cuts]
  *           [--dm-linear SECTORS]
  *           [--control | --control-floor | --control-lying] [--name NAME]
- *           [--verbose]
+ *           [--verbose] [--stop-at-fsck-failure]
  *
  * DEV is a tearblk device. With --fs the device is formatted once and the
  * units live in one file written with O_DIRECT; each cut is followed by a
  * mount (log recovery), the check, an unmount, fsck (xfs_repair -n or
  * e2fsck -fn) and a mount to go on. Without it the units are the device.
+ * --stop-at-fsck-failure ends the run at the first fsck that is not clean
+ * and leaves that filesystem unmounted as it is, to be looked at (xfs_db,
+ * xfs_metadump) before a later cut changes it.
  *
  * --dm-linear SECTORS puts a dm-linear device over DEV, its data starting
  * SECTORS into DEV (as LVM's first extent does), and the filesystem (or
@@ -165,6 +168,7 @@ static struct {
 	int recovery_cuts;
 	size_t punch;
 	int verbose;
+	int stop_at_fsck_failure;
 	int argc;
 	char **argv;
 } opt = {
@@ -1131,6 +1135,11 @@ static void one_cut(unsigned int no)
 			total.fsck_failures++;
 			printf("# FAIL cut %u: fsck not clean\n", no);
 			print_replay(no);
+			if (opt.stop_at_fsck_failure) {
+				printf("torture: %s stopped at cut %u: fsck not clean, %s left unmounted\n",
+				       opt.name, no, data_dev());
+				exit(1);
+			}
 		}
 		charge(PH_FSCK, &t);
 		if (do_mount())
@@ -1179,7 +1188,7 @@ static void usage(void)
 		"               [--logdev DEV] [--rtdev DEV] [--recovery-cuts]\n"
 		"               [--dm-linear SECTORS]\n"
 		"               [--control | --control-floor | --control-lying] [--name NAME]\n"
-		"               [--verbose]\n");
+		"               [--verbose] [--stop-at-fsck-failure]\n");
 	exit(2);
 }
 
@@ -1241,6 +1250,7 @@ static void parse_args(int argc, char **argv)
 		{ "recovery-cuts", no_argument, NULL, 'R' },
 		{ "dm-linear", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "stop-at-fsck-failure", no_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ut_engine e;
@@ -1277,6 +1287,7 @@ static void parse_args(int argc, char **argv)
 		case 'r': opt.rtdev = optarg; break;
 		case 'R': opt.recovery_cuts = 1; break;
 		case 'v': opt.verbose = 1; break;
+		case 'Z': opt.stop_at_fsck_failure = 1; break;
 		case 'f':
 			if (!strcmp(optarg, "raw"))
 				opt.fs = FS_RAW;

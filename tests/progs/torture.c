@@ -13,7 +13,7 @@
  *           [--logdev DEV] [--rtdev DEV] [--recovery-cuts]
  *           [--dm-linear SECTORS]
  *           [--control | --control-floor | --control-lying] [--name NAME]
- *           [--verbose] [--stop-at-fsck-failure]
+ *           [--verbose] [--stop-at-fsck-failure] [--before-recovery CMD]
  *
  * DEV is a tearblk device. With --fs the device is formatted once and the
  * units live in one file written with O_DIRECT; each cut is followed by a
@@ -21,7 +21,12 @@
  * e2fsck -fn) and a mount to go on. Without it the units are the device.
  * --stop-at-fsck-failure ends the run at the first fsck that is not clean
  * and leaves that filesystem unmounted as it is, to be looked at (xfs_db,
- * xfs_metadump) before a later cut changes it.
+ * xfs_metadump) before a later cut changes it. --before-recovery CMD runs
+ * CMD (sh -c, with TORTURE_CUT and TORTURE_DEV in its environment) after
+ * each power-on that a mount will recover from, before that mount: to keep
+ * an image of the cut filesystem, log included (xfs_metadump), so that a
+ * damaged recovery can be replayed and its log read. A CMD that fails
+ * ends the run.
  *
  * --dm-linear SECTORS puts a dm-linear device over DEV, its data starting
  * SECTORS into DEV (as LVM's first extent does), and the filesystem (or
@@ -169,6 +174,7 @@ static struct {
 	size_t punch;
 	int verbose;
 	int stop_at_fsck_failure;
+	const char *before_recovery;
 	int argc;
 	char **argv;
 } opt = {
@@ -1067,6 +1073,25 @@ static void recovery_cut(struct cut *c, uint64_t *rng)
 		       rc ? strerror(-rc) : "succeeded", pending);
 }
 
+/* --before-recovery: the powered-on devices, before any mount recovers. */
+static void run_before_recovery(unsigned int no)
+{
+	char cut[16];
+	int rc;
+
+	if (!opt.before_recovery)
+		return;
+	snprintf(cut, sizeof(cut), "%u", no);
+	if (setenv("TORTURE_CUT", cut, 1) ||
+	    setenv("TORTURE_DEV", data_dev(), 1))
+		die("setenv: %s", strerror(errno));
+	fflush(stdout);
+	rc = system(opt.before_recovery);
+	if (rc)
+		die("cut %u: --before-recovery command failed (status %d): %s",
+		    no, rc, opt.before_recovery);
+}
+
 static void one_cut(unsigned int no)
 {
 	struct cut c = { .no = no, .seed = opt.seed ^ (0x9e3779b97f4a7c15ULL * no) };
@@ -1108,8 +1133,11 @@ static void one_cut(unsigned int no)
 		       no, c.timer ? "timer" : "ops", layout_names[layout],
 		       c.writes, after[PC_HW] - before[PC_HW],
 		       after[PC_SW] - before[PC_SW], torn);
-	if (opt.recovery_cuts && (ut_rand(&rng) & 1))
+	run_before_recovery(no);
+	if (opt.recovery_cuts && (ut_rand(&rng) & 1)) {
 		recovery_cut(&c, &rng);
+		run_before_recovery(no);
+	}
 	charge(PH_POWER, &t);
 
 	w0 = dev_writes();
@@ -1188,7 +1216,7 @@ static void usage(void)
 		"               [--logdev DEV] [--rtdev DEV] [--recovery-cuts]\n"
 		"               [--dm-linear SECTORS]\n"
 		"               [--control | --control-floor | --control-lying] [--name NAME]\n"
-		"               [--verbose] [--stop-at-fsck-failure]\n");
+		"               [--verbose] [--stop-at-fsck-failure] [--before-recovery CMD]\n");
 	exit(2);
 }
 
@@ -1251,6 +1279,7 @@ static void parse_args(int argc, char **argv)
 		{ "dm-linear", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "stop-at-fsck-failure", no_argument, NULL, 'Z' },
+		{ "before-recovery", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ut_engine e;
@@ -1288,6 +1317,7 @@ static void parse_args(int argc, char **argv)
 		case 'R': opt.recovery_cuts = 1; break;
 		case 'v': opt.verbose = 1; break;
 		case 'Z': opt.stop_at_fsck_failure = 1; break;
+		case 'B': opt.before_recovery = optarg; break;
 		case 'f':
 			if (!strcmp(optarg, "raw"))
 				opt.fs = FS_RAW;

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crc32c.h"
@@ -78,7 +80,8 @@ void ut_pattern_check(const void *buf, size_t unit_len, uint64_t index,
 		    h.crc != stamp_crc(p) || h.index != index ||
 		    h.seed != seed || h.unit_len != unit_len ||
 		    h.stamp_no != n) {
-			res->stamps_bad++;
+			if (!res->stamps_bad++)
+				res->first_bad = n;
 			continue;
 		}
 		res->stamps_valid++;
@@ -99,6 +102,73 @@ void ut_pattern_check(const void *buf, size_t unit_len, uint64_t index,
 		res->gen = res->gen_max;
 	if (!res->stamps_valid)
 		res->gen_min = 0;
+}
+
+/*
+ * What a stamp that failed the check holds, for a failure report: another
+ * unit's or an earlier run's stamp (the header says whose), a stamp
+ * damaged in place (bad CRC), or foreign bytes (how many are zero, and
+ * the first of them).
+ */
+/*
+ * A stamp whose header is intact but whose CRC is not: which bytes differ
+ * from what that header's write put there.
+ */
+static void describe_damage(const unsigned char *p, const struct stamp_head *h,
+			    char *out, size_t len)
+{
+	unsigned char want[UT_STAMP_SIZE], *unit;
+	unsigned int i, first = UT_STAMP_SIZE, last = 0, ndiff = 0;
+	int n;
+
+	unit = malloc(h->unit_len);
+	if (!unit)
+		return;
+	ut_pattern_fill(unit, h->unit_len, h->index, h->gen, h->seed);
+	memcpy(want, unit + (size_t)h->stamp_no * UT_STAMP_SIZE, UT_STAMP_SIZE);
+	free(unit);
+	for (i = 0; i < UT_STAMP_SIZE; i++) {
+		if (p[i] == want[i])
+			continue;
+		ndiff++;
+		if (first == UT_STAMP_SIZE)
+			first = i;
+		last = i;
+	}
+	n = snprintf(out, len, "; %u bytes differ, in %u..%u; found", ndiff, first, last);
+	for (i = first; i <= last && i < first + 16 && n > 0 && (size_t)n < len; i++)
+		n += snprintf(out + n, len - n, " %02x", p[i]);
+	if (n > 0 && (size_t)n < len)
+		n += snprintf(out + n, len - n, ", written");
+	for (i = first; i <= last && i < first + 16 && n > 0 && (size_t)n < len; i++)
+		n += snprintf(out + n, len - n, " %02x", want[i]);
+}
+
+void ut_stamp_describe(const void *stamp, char *out, size_t len)
+{
+	const unsigned char *p = stamp;
+	struct stamp_head h;
+	unsigned int zero = 0, i;
+	int n;
+
+	memcpy(&h, p, sizeof(h));
+	for (i = 0; i < UT_STAMP_SIZE; i++)
+		zero += !p[i];
+	if (!memcmp(h.magic, stamp_magic, sizeof(h.magic))) {
+		n = snprintf(out, len,
+			     "a stamp of unit %llu generation %llu, stamp %u of a %u-byte unit, seed %#llx, crc %s; %u zero bytes",
+			     (unsigned long long)h.index, (unsigned long long)h.gen,
+			     h.stamp_no, h.unit_len, (unsigned long long)h.seed,
+			     h.crc == stamp_crc(p) ? "good" : "bad", zero);
+		if (h.crc != stamp_crc(p) && h.unit_len % UT_STAMP_SIZE == 0 &&
+		    h.stamp_no < h.unit_len / UT_STAMP_SIZE && n > 0 && (size_t)n < len)
+			describe_damage(p, &h, out + n, len - n);
+		return;
+	}
+	n = snprintf(out, len, "no stamp: %u zero bytes of %u; first bytes", zero,
+		     UT_STAMP_SIZE);
+	for (i = 0; i < 32 && n > 0 && (size_t)n < len; i++)
+		n += snprintf(out + n, len - n, " %02x", p[i]);
 }
 
 const char *ut_unit_state_name(enum ut_unit_state state)

@@ -28,6 +28,7 @@ struct ut_unit_check {
 	unsigned int stamps_valid;
 	unsigned int stamps_zero;
 	unsigned int stamps_bad;
+	unsigned int first_bad;	/* the first bad stamp's number, if any */
 };
 
 void ut_pattern_fill(void *buf, size_t unit_len, uint64_t index, uint64_t gen,
@@ -35,5 +36,6 @@ void ut_pattern_fill(void *buf, size_t unit_len, uint64_t index, uint64_t gen,
 void ut_pattern_check(const void *buf, size_t unit_len, uint64_t index,
 		      uint64_t seed, struct ut_unit_check *res);
 const char *ut_unit_state_name(enum ut_unit_state state);
+void ut_stamp_describe(const void *stamp, char *out, size_t len);
 
 #endif

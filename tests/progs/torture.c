@@ -910,6 +910,16 @@ static void check_units(int fd, unsigned int cut, void *buf)
 				       r.stamps_valid, r.gen_min, r.gen_max,
 				       r.stamps_zero, r.stamps_bad, n, us[u].floor,
 				       us[u].issued, us[u].npunch, us[u].punched);
+			if (torn <= 3 && r.stamps_bad) {
+				char what[256];
+
+				ut_stamp_describe((char *)buf + (size_t)r.first_bad * UT_STAMP_SIZE,
+						  what, sizeof(what));
+				printf("#   cut %u: unit %u stamp %u (file offset %lld): %s\n",
+				       cut, u, r.first_bad,
+				       (long long)u * opt.unit + (long long)r.first_bad * UT_STAMP_SIZE,
+				       what);
+			}
 			memset(&us[u], 0, sizeof(us[u]));
 		} else if (r.state == UT_UNIT_ZERO ? us[u].floor > 0 :
 			   r.gen < us[u].floor || r.gen > us[u].issued) {

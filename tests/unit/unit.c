@@ -117,6 +117,19 @@ static void test_pattern(void)
 	ut_pattern_check(a, len, 7, 42, &r);
 	CHECK(r.state == UT_UNIT_CORRUPT && r.stamps_bad == 1,
 	      "a flipped bit is caught by the stamp checksum");
+	{
+		char what[256];
+
+		CHECK(r.first_bad == 7, "the flipped bit's stamp is named (%u)", r.first_bad);
+		ut_stamp_describe(a + 7 * 512, what, sizeof(what));
+		CHECK(strstr(what, "stamp 7 of a 16384-byte unit") &&
+		      strstr(what, "crc bad") && strstr(what, "1 bytes differ, in 416..416"),
+		      "a damaged stamp is described by the bytes that differ: %s", what);
+		memset(a + 7 * 512, 0xa5, 512);
+		ut_stamp_describe(a + 7 * 512, what, sizeof(what));
+		CHECK(strstr(what, "no stamp: 0 zero bytes") && strstr(what, " a5 a5"),
+		      "foreign bytes are described as such: %s", what);
+	}
 
 	ut_pattern_fill(a, len, 7, 3, 42);
 	memcpy(a, a + 512, 512);

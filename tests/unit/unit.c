@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libaio.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,52 @@ static int failures;
 	if (!ok_)							\
 		failures++;						\
 } while (0)
+
+/*
+ * Threads that make their first CRC at the same moment all get the right
+ * one (the table is built once, not read half built). Each try is a
+ * fresh child process, whose table was never built; so this runs before
+ * anything in this process computes a CRC.
+ */
+#define RACE_THREADS 4
+static pthread_barrier_t race_barrier;
+
+static void *race_crc(void *p)
+{
+	pthread_barrier_wait(&race_barrier);
+	*(uint32_t *)p = ut_crc32c(0, "123456789", 9);
+	return NULL;
+}
+
+static void test_crc32c_first_use(void)
+{
+	unsigned int tries = 200, bad = 0, i;
+
+	for (i = 0; i < tries; i++) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			pthread_t th[RACE_THREADS];
+			uint32_t got[RACE_THREADS];
+			int t, wrong = 0;
+
+			pthread_barrier_init(&race_barrier, NULL, RACE_THREADS);
+			for (t = 0; t < RACE_THREADS; t++)
+				pthread_create(&th[t], NULL, race_crc, &got[t]);
+			for (t = 0; t < RACE_THREADS; t++) {
+				pthread_join(th[t], NULL);
+				wrong |= got[t] != 0xE3069283;
+			}
+			_exit(wrong);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	CHECK(!bad, "crc32c: %u threads' first CRCs at once are right (%u of %u tries wrong)",
+	      RACE_THREADS, bad, tries);
+}
 
 static void test_crc32c(void)
 {
@@ -523,6 +570,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--preload-child"))
 		return preload_child(argv[2]);
+	test_crc32c_first_use();
 	test_crc32c();
 	test_sizes();
 	test_lists();

@@ -105,12 +105,6 @@ void ut_pattern_check(const void *buf, size_t unit_len, uint64_t index,
 }
 
 /*
- * What a stamp that failed the check holds, for a failure report: another
- * unit's or an earlier run's stamp (the header says whose), a stamp
- * damaged in place (bad CRC), or foreign bytes (how many are zero, and
- * the first of them).
- */
-/*
  * A stamp whose header is intact but whose CRC is not: which bytes differ
  * from what that header's write put there.
  */
@@ -144,6 +138,12 @@ static void describe_damage(const unsigned char *p, const struct stamp_head *h,
 		n += snprintf(out + n, len - n, " %02x", want[i]);
 }
 
+/*
+ * What a stamp that failed the check holds, for a failure report: another
+ * unit's or an earlier run's stamp (the header says whose), a stamp
+ * damaged in place (bad CRC), or foreign bytes (how many are zero, and
+ * the first of them).
+ */
 void ut_stamp_describe(const void *stamp, char *out, size_t len)
 {
 	const unsigned char *p = stamp;
@@ -161,6 +161,7 @@ void ut_stamp_describe(const void *stamp, char *out, size_t len)
 			     h.stamp_no, h.unit_len, (unsigned long long)h.seed,
 			     h.crc == stamp_crc(p) ? "good" : "bad", zero);
 		if (h.crc != stamp_crc(p) && h.unit_len % UT_STAMP_SIZE == 0 &&
+		    h.unit_len <= 64 << 20 &&
 		    h.stamp_no < h.unit_len / UT_STAMP_SIZE && n > 0 && (size_t)n < len)
 			describe_damage(p, &h, out + n, len - n);
 		return;

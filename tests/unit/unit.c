@@ -63,7 +63,8 @@ static void test_crc32c_first_use(void)
 
 			pthread_barrier_init(&race_barrier, NULL, RACE_THREADS);
 			for (t = 0; t < RACE_THREADS; t++)
-				pthread_create(&th[t], NULL, race_crc, &got[t]);
+				if (pthread_create(&th[t], NULL, race_crc, &got[t]))
+					_exit(2);
 			for (t = 0; t < RACE_THREADS; t++) {
 				pthread_join(th[t], NULL);
 				wrong |= got[t] != 0xE3069283;

@@ -155,12 +155,14 @@ void ut_stamp_describe(const void *stamp, char *out, size_t len)
 	for (i = 0; i < UT_STAMP_SIZE; i++)
 		zero += !p[i];
 	if (!memcmp(h.magic, stamp_magic, sizeof(h.magic))) {
+		int crc_ok = h.crc == stamp_crc(p);
+
 		n = snprintf(out, len,
 			     "a stamp of unit %llu generation %llu, stamp %u of a %u-byte unit, seed %#llx, crc %s; %u zero bytes",
 			     (unsigned long long)h.index, (unsigned long long)h.gen,
 			     h.stamp_no, h.unit_len, (unsigned long long)h.seed,
-			     h.crc == stamp_crc(p) ? "good" : "bad", zero);
-		if (h.crc != stamp_crc(p) && h.unit_len % UT_STAMP_SIZE == 0 &&
+			     crc_ok ? "good" : "bad", zero);
+		if (!crc_ok && h.unit_len % UT_STAMP_SIZE == 0 &&
 		    h.unit_len <= 64 << 20 &&
 		    h.stamp_no < h.unit_len / UT_STAMP_SIZE && n > 0 && (size_t)n < len)
 			describe_damage(p, &h, out + n, len - n);

@@ -877,6 +877,18 @@ static void print_replay(unsigned int cut)
 	       "  (timer cuts and several writers replay the sequence, not the timing)");
 }
 
+/* What the first bad stamp of unit U holds, so a failure says where to look. */
+static void report_bad_stamp(unsigned int cut, unsigned int u, const void *buf,
+			     const struct ut_unit_check *r)
+{
+	off_t at = (off_t)r->first_bad * UT_STAMP_SIZE;
+	char what[256];
+
+	ut_stamp_describe((const char *)buf + at, what, sizeof(what));
+	printf("#   cut %u: unit %u stamp %u (file offset %lld): %s\n", cut, u,
+	       r->first_bad, (long long)((off_t)u * opt.unit + at), what);
+}
+
 /*
  * Read every unit back and judge it against what the workload knows. A
  * unit past EOF reads as zeroes; one that reads as zeroes is fine only if
@@ -910,16 +922,8 @@ static void check_units(int fd, unsigned int cut, void *buf)
 				       r.stamps_valid, r.gen_min, r.gen_max,
 				       r.stamps_zero, r.stamps_bad, n, us[u].floor,
 				       us[u].issued, us[u].npunch, us[u].punched);
-			if (torn <= 3 && r.stamps_bad) {
-				char what[256];
-
-				ut_stamp_describe((char *)buf + (size_t)r.first_bad * UT_STAMP_SIZE,
-						  what, sizeof(what));
-				printf("#   cut %u: unit %u stamp %u (file offset %lld): %s\n",
-				       cut, u, r.first_bad,
-				       (long long)u * opt.unit + (long long)r.first_bad * UT_STAMP_SIZE,
-				       what);
-			}
+			if (torn <= 3 && r.stamps_bad)
+				report_bad_stamp(cut, u, buf, &r);
 			memset(&us[u], 0, sizeof(us[u]));
 		} else if (r.state == UT_UNIT_ZERO ? us[u].floor > 0 :
 			   r.gen < us[u].floor || r.gen > us[u].issued) {

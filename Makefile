@@ -25,7 +25,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
 BINS     := $(BUILD)/bin/untorn $(BUILD)/bin/atomic-check $(BUILD)/bin/atomic-file-check $(BUILD)/bin/statx-abi \
 	    $(BUILD)/bin/tear-check $(BUILD)/bin/torture $(BUILD)/bin/atomic-fsx $(BUILD)/bin/atomic-refuse $(BUILD)/bin/dwbench \
-	    $(BUILD)/bin/abbench $(BUILD)/bin/cpufactor $(BUILD)/bin/redobench
+	    $(BUILD)/bin/abbench $(BUILD)/bin/cpufactor $(BUILD)/bin/redobench $(BUILD)/bin/clone-race
 UNITS    := $(BUILD)/unit/unit
 PRELOAD  := $(BUILD)/lib/untorn-preload.so
 

@@ -106,6 +106,10 @@ hw_check() {
 			x = medr(V, "atomic," k, "plain," k); n++
 			if (x < worst) { worst = x; wk = k }
 		}
+		if (!n) {
+			print "No fio cell took the hardware path (the fio phase did not run, or no device offered it)."
+			exit
+		}
 		split(wk, w, ",")
 		printf "%d cells took the hardware path; the lowest ratio of median IOPS, atomic/plain, is %.3f (dsync %s, QD %s, %d bytes). These 2 s cells swing by tens of percent under TCG (see the CSV); the 0.97 target is judged by the paired cells above.\n",
 			n, worst, w[1], w[2], w[3]

@@ -136,10 +136,12 @@ static ssize_t read_all(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECT);
 	struct stat st;
-	size_t done = 0;
+	ssize_t n;
 
 	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, "clone-race: open %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	if ((size_t)st.st_size > buf_size) {
@@ -150,19 +152,15 @@ static ssize_t read_all(const char *path)
 			exit(1);
 		}
 	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = pread(fd, buf + done, buf_size - done, done);
-
-		if (n <= 0) {
-			fprintf(stderr, "clone-race: read %s: %s\n", path,
-				n ? strerror(errno) : "short file");
-			close(fd);
-			return -1;
-		}
-		done += n;
-	}
+	/* O_DIRECT reads whole blocks; the read stops short at EOF. */
+	n = ut_pread(fd, buf, ((size_t)st.st_size + BLK - 1) / BLK * BLK, 0);
 	close(fd);
-	return st.st_size;
+	if (n != st.st_size) {
+		fprintf(stderr, "clone-race: read %s: %s\n", path,
+			n < 0 ? strerror(-n) : "short file");
+		return -1;
+	}
+	return n;
 }
 
 /* Does the snapshot still read as it did when it was taken? */

@@ -244,6 +244,36 @@ paired_models_table() {
 	}' "$1"
 }
 
+# The devices the run's CSVs name, each with what it is (benches/matrix).
+devices_used() {
+	local f names="" dev out=""
+	for f in "$m" "$d" "$dir/paired.csv"; do
+		[ -f "$f" ] && names+=" $(awk -F, 'NR > 1 { print $1 }' "$f" | tr '\n' ' ')"
+	done
+	# redo.csv names its device model in the first column.
+	[ -f "$dir/redo.csv" ] && names+=" redo"
+	for dev in $(printf '%s\n' $names | awk 'NF && !seen[$0]++'); do
+		case $dev in
+		hw|sw) out+="${out:+; }$dev (scsi_debug, delay=0, RAM)" ;;
+		nvme|nvme-nokeep) out+="${out:+; }$dev (QEMU NVMe, 4 KiB atomic unit)" ;;
+		tear-*) out+="${out:+; }$dev (tearblk, RAM, raw and under the device models)" ;;
+		redo) out+="${out:+; }the redo-log cells' two tearblk disks" ;;
+		*) out+="${out:+; }$dev" ;;
+		esac
+	done
+	echo "${out:-none}"
+}
+
+# Which kinds of rows the run wrote, for a run of some phases only.
+phases_run() {
+	local p=""
+	[ "$(awk 'END { print NR }' "$m")" -gt 1 ] && p+=" fio"
+	[ "$(awk 'END { print NR }' "$d")" -gt 1 ] && p+=" doublewrite"
+	[ -f "$dir/paired.csv" ] && p+=" paired"
+	[ -f "$dir/redo.csv" ] && p+=" redo"
+	echo "${p# }"
+}
+
 plot() { # NAME TITLE YLABEL series...
 	local name=$1 title=$2 ylabel=$3
 	shift 3
@@ -267,15 +297,21 @@ plot() { # NAME TITLE YLABEL series...
 		"$(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo) RAM;" \
 		"$(qemu-system-x86_64 --version | head -1), **TCG software emulation (no KVM)**," \
 		"guest kernel $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$dir/console.log" 2>/dev/null | head -1) without debug options," \
-		"$(sed -n 's/.*untorn_cpus=\([0-9]*\).*/\1/p' "$dir/console.log" 2>/dev/null | head -1) vCPUs. Devices: scsi_debug with delay=0 (RAM)."
+		"$(sed -n 's/.*untorn_cpus=\([0-9]*\).*/\1/p' "$dir/console.log" 2>/dev/null | head -1) vCPUs. Devices: $(devices_used)."
 	echo
 	echo "**Only the ratios carry meaning.** Under TCG every instruction is emulated,"
 	echo "so absolute IOPS and latencies say nothing about real hardware; each ratio"
 	echo "compares two cells measured back to back in the same boot, on the same file."
 	echo "Raw results: \`matrix.csv\`, \`doublewrite.csv\`, \`paired.csv\` next to this report."
-	echo "Each cell ran $(awk -F, 'NR > 1 && $12 > r { r = $12 } END { print r + 0 }' "$m") times, plain and atomic alternating; the tables show medians,"
-	echo "and each atomic/plain ratio is the median of the ratios of the two cells of one"
-	echo "repetition, measured back to back."
+	reps=$(awk -F, 'NR > 1 && $12 > r { r = $12 } END { print r + 0 }' "$m")
+	if [ "$reps" -gt 0 ]; then
+		echo "Each fio cell ran $reps times, plain and atomic alternating; the tables show medians,"
+		echo "and each atomic/plain ratio is the median of the ratios of the two cells of one"
+		echo "repetition, measured back to back."
+	else
+		echo "This run measured no fio cells (its phases: $(phases_run)); only the paired"
+		echo "and model tables below carry figures."
+	fi
 	echo "Columns: IOPS and MiB/s from fio; p50/p99 completion latency; CPU µs/write ="
 	echo "all non-idle guest CPU time over the cell divided by the writes (kworkers and"
 	echo "log I/O included). \"path\" is what the filesystem's atomic write counters say"

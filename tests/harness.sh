@@ -6,16 +6,32 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 run="$top/vm/run.sh"
 
+# On a mismatch the runner's own messages (why it failed the run, the
+# kernel reports it found, the console log's path) go out as comments: a
+# harness check that fails once in CI must say why in CI's log.
 expect_rc() {
-	local what=$1 want=$2 got
+	local what=$1 want=$2 got err
 	shift 2
-	"$@" >/dev/null 2>&1
+	err=$(mktemp)
+	"$@" >/dev/null 2>"$err"
 	got=$?
 	if [ "$got" = "$want" ]; then
 		echo "ok - harness: $what (exit $got)"
 	else
 		echo "not ok - harness: $what (exit $got, expected $want)"
+		sed 's/^/#   /' "$err"
+		tail_console "$err"
 	fi
+	rm -f "$err"
+}
+
+# The last lines of the console log the runner named, for a failed check.
+tail_console() {
+	local log
+	log=$(sed -n 's/.*console log \([^ ;]*\).*/\1/p' "$1" | tail -n 1)
+	[ -n "$log" ] && [ -f "$log" ] || return 0
+	echo "#   last 40 lines of $log:"
+	tail -n 40 "$log" | sed 's/^/#   | /'
 }
 
 expect_rc "the command's exit status comes back" 3 "$run" 'exit 3'

@@ -539,8 +539,15 @@ static int punch_block(int fd, unsigned int u, unsigned int k)
 		      (off_t)u * opt.unit + (off_t)k * opt.punch, opt.punch))
 		return -errno;
 	pthread_mutex_lock(&state_lock);
-	us[u].punched = us[u].issued;
-	us[u].npunch++;
+	/*
+	 * A unit with no write handed to the kernel reads as zeroes, punched
+	 * or not, and generation 0 cannot mark a punch: counting it would let
+	 * a later punch accept one zeroed block more than was punched since.
+	 */
+	if (us[u].issued) {
+		us[u].punched = us[u].issued;
+		us[u].npunch++;
+	}
 	total.punches++;
 	pthread_mutex_unlock(&state_lock);
 	return 0;

@@ -264,11 +264,16 @@ devices_used() {
 	echo "${out:-none}"
 }
 
+# Rows of a CSV below its header.
+data_rows() {
+	awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$1"
+}
+
 # Which kinds of rows the run wrote, for a run of some phases only.
 phases_run() {
 	local p=""
-	[ "$(awk 'END { print NR }' "$m")" -gt 1 ] && p+=" fio"
-	[ "$(awk 'END { print NR }' "$d")" -gt 1 ] && p+=" doublewrite"
+	[ "$(data_rows "$m")" -gt 0 ] && p+=" fio"
+	[ "$(data_rows "$d")" -gt 0 ] && p+=" doublewrite"
 	[ -f "$dir/paired.csv" ] && p+=" paired"
 	[ -f "$dir/redo.csv" ] && p+=" redo"
 	echo "${p# }"
@@ -459,14 +464,20 @@ plot() { # NAME TITLE YLABEL series...
 	echo
 	dw_table
 	echo
-	echo "## Plots"
-	echo
-	echo "![atomic/plain, queue depth 1](ratio-qd1.png)"
-	echo "![atomic/plain, queue depth 32](ratio-qd32.png)"
-	echo "![doublewrite](doublewrite.png)"
+	if [ "$(data_rows "$m")" -gt 0 ] || [ "$(data_rows "$d")" -gt 0 ]; then
+		echo "## Plots"
+		echo
+	fi
+	if [ "$(data_rows "$m")" -gt 0 ]; then
+		echo "![atomic/plain, queue depth 1](ratio-qd1.png)"
+		echo "![atomic/plain, queue depth 32](ratio-qd32.png)"
+	fi
+	[ "$(data_rows "$d")" -gt 0 ] && echo "![doublewrite](doublewrite.png)"
 } >"$r"
 
+# The plots are of the fio and doublewrite cells: none for a run without.
 for qd in 1 32; do
+	[ "$(data_rows "$m")" -gt 0 ] || break
 	plot ratio-qd$qd "RWF_ATOMIC / plain O_DIRECT IOPS, queue depth $qd (QEMU TCG)" "ratio" \
 		"'$dir/ratio-hw-qd$qd.dat' using 1:2 with linespoints title 'hardware', \
 		 '$dir/ratio-hw-qd$qd.dat' using 1:3 with linespoints title 'hardware, O_DSYNC', \
@@ -474,6 +485,7 @@ for qd in 1 32; do
 		 '$dir/ratio-sw-qd$qd.dat' using 1:3 with linespoints title 'software, O_DSYNC', \
 		 0.97 with lines dashtype 2 title '0.97 target'"
 done
+[ "$(data_rows "$d")" -eq 0 ] ||
 plot doublewrite "RWF_ATOMIC|RWF_DSYNC pages/s over doublewrite, one page at a time (QEMU TCG)" "ratio" \
 	"'$dir/doublewrite.dat' using 1:2 with linespoints title 'hardware device', \
 	 '$dir/doublewrite.dat' using 1:3 with linespoints title 'software path', \

@@ -472,7 +472,9 @@ plot() { # NAME TITLE YLABEL series...
 		echo "![atomic/plain, queue depth 1](ratio-qd1.png)"
 		echo "![atomic/plain, queue depth 32](ratio-qd32.png)"
 	fi
-	[ "$(data_rows "$d")" -gt 0 ] && echo "![doublewrite](doublewrite.png)"
+	if [ "$(data_rows "$d")" -gt 0 ]; then
+		echo "![doublewrite](doublewrite.png)"
+	fi
 } >"$r"
 
 # The plots are of the fio and doublewrite cells: none for a run without.

@@ -8,6 +8,9 @@ dir=${1:?usage: benches/report.sh DIR}
 m=$dir/matrix.csv d=$dir/doublewrite.csv r=$dir/report.md
 [ -f "$m" ] && [ -f "$d" ] || { echo "error: no matrix.csv/doublewrite.csv in $dir" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "error: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+# Rows below the header: a run of some phases leaves these two empty.
+fio_rows=$(awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$m")
+dw_rows=$(awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$d")
 
 # Shared by the awk programs below: ratio, size label, and the median of
 # the values A[key, 1..cnt[key]].
@@ -264,16 +267,11 @@ devices_used() {
 	echo "${out:-none}"
 }
 
-# Rows of a CSV below its header.
-data_rows() {
-	awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$1"
-}
-
 # Which kinds of rows the run wrote, for a run of some phases only.
 phases_run() {
 	local p=""
-	[ "$(data_rows "$m")" -gt 0 ] && p+=" fio"
-	[ "$(data_rows "$d")" -gt 0 ] && p+=" doublewrite"
+	[ "$fio_rows" -gt 0 ] && p+=" fio"
+	[ "$dw_rows" -gt 0 ] && p+=" doublewrite"
 	[ -f "$dir/paired.csv" ] && p+=" paired"
 	[ -f "$dir/redo.csv" ] && p+=" redo"
 	echo "${p# }"
@@ -464,22 +462,22 @@ plot() { # NAME TITLE YLABEL series...
 	echo
 	dw_table
 	echo
-	if [ "$(data_rows "$m")" -gt 0 ] || [ "$(data_rows "$d")" -gt 0 ]; then
+	if [ "$fio_rows" -gt 0 ] || [ "$dw_rows" -gt 0 ]; then
 		echo "## Plots"
 		echo
 	fi
-	if [ "$(data_rows "$m")" -gt 0 ]; then
+	if [ "$fio_rows" -gt 0 ]; then
 		echo "![atomic/plain, queue depth 1](ratio-qd1.png)"
 		echo "![atomic/plain, queue depth 32](ratio-qd32.png)"
 	fi
-	if [ "$(data_rows "$d")" -gt 0 ]; then
+	if [ "$dw_rows" -gt 0 ]; then
 		echo "![doublewrite](doublewrite.png)"
 	fi
 } >"$r"
 
 # The plots are of the fio and doublewrite cells: none for a run without.
 for qd in 1 32; do
-	[ "$(data_rows "$m")" -gt 0 ] || break
+	[ "$fio_rows" -gt 0 ] || break
 	plot ratio-qd$qd "RWF_ATOMIC / plain O_DIRECT IOPS, queue depth $qd (QEMU TCG)" "ratio" \
 		"'$dir/ratio-hw-qd$qd.dat' using 1:2 with linespoints title 'hardware', \
 		 '$dir/ratio-hw-qd$qd.dat' using 1:3 with linespoints title 'hardware, O_DSYNC', \
@@ -487,7 +485,7 @@ for qd in 1 32; do
 		 '$dir/ratio-sw-qd$qd.dat' using 1:3 with linespoints title 'software, O_DSYNC', \
 		 0.97 with lines dashtype 2 title '0.97 target'"
 done
-[ "$(data_rows "$d")" -eq 0 ] ||
+[ "$dw_rows" -eq 0 ] ||
 plot doublewrite "RWF_ATOMIC|RWF_DSYNC pages/s over doublewrite, one page at a time (QEMU TCG)" "ratio" \
 	"'$dir/doublewrite.dat' using 1:2 with linespoints title 'hardware device', \
 	 '$dir/doublewrite.dat' using 1:3 with linespoints title 'software path', \

@@ -27,7 +27,9 @@ if [ "${1:-}" = --totals ]; then
 			k = $3 "|" $5
 			if (!(k in total)) order[n++] = k
 			total[k] += $11; seq[k] += $7; thr[k] += $10; runs[k]++
-			kern[k] = kern[k] ~ $4 ? kern[k] : kern[k] (kern[k] ? "," : "") $4
+			kn = $4; gsub(/ /, "", kn)
+			if (index(" " kern[k] ",", " " kn ",") == 0)
+				kern[k] = kern[k] (kern[k] ? ", " : " ") kn
 		}
 		END {
 			print "| series | configuration | runs | kernels | sequence operations | threaded operations | operations |"
@@ -35,7 +37,7 @@ if [ "${1:-}" = --totals ]; then
 			for (i = 0; i < n; i++) {
 				split(order[i], p, "|")
 				k = order[i]
-				printf "|%s|%s| %d |%s| %d | %d | %d |\n", p[1], p[2], runs[k], kern[k], seq[k], thr[k], total[k]
+				printf "|%s|%s| %d |%s | %d | %d | %d |\n", p[1], p[2], runs[k], kern[k], seq[k], thr[k], total[k]
 			}
 		}' "${2:-$default}"
 	exit 0

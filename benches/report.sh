@@ -8,9 +8,12 @@ dir=${1:?usage: benches/report.sh DIR}
 m=$dir/matrix.csv d=$dir/doublewrite.csv r=$dir/report.md
 [ -f "$m" ] && [ -f "$d" ] || { echo "error: no matrix.csv/doublewrite.csv in $dir" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "error: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
-# Rows below the header: a run of some phases leaves these two empty.
-fio_rows=$(awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$m")
-dw_rows=$(awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$d")
+# Rows of a CSV below its header: a run of some phases leaves these two
+# empty.
+data_rows() {
+	awk 'END { print (NR > 0 ? NR - 1 : 0) }' "$1"
+}
+fio_rows=$(data_rows "$m") dw_rows=$(data_rows "$d")
 
 # Shared by the awk programs below: ratio, size label, and the median of
 # the values A[key, 1..cnt[key]].

@@ -6,6 +6,7 @@
 # UNTORN_IMAGE=db builds the opt-in database variant (the same plus
 # mariadb-server and sysbench, for the tests/db cases), side by side with
 # the default image, which stays small (lvm2 and mdadm are in both).
+# UNTORN_IMAGE=perf adds linux-perf, for CPU profiles (benches/cpu-profile).
 set -euo pipefail
 . "$(dirname "$0")/../kernel/common.sh"
 
@@ -20,7 +21,9 @@ case $variant in
 base) prefix=rootfs-$GUEST_SUITE ;;
 db)   prefix=rootfs-$GUEST_SUITE-db
       EXTRA+=(mariadb-server mariadb-client sysbench) ;;
-*)    die "UNTORN_IMAGE=$variant: base or db" ;;
+perf) prefix=rootfs-$GUEST_SUITE-perf
+      EXTRA+=(linux-perf) ;;
+*)    die "UNTORN_IMAGE=$variant: base, db or perf" ;;
 esac
 
 inputs=("$0" "$UNTORN_TOP/vm/untorn-init")

@@ -20,24 +20,8 @@ with_build=$KBUILD with_mods=$KMODS
 base=$(git -C "$KSRC" log --format=%H --grep='^xfs: count atomic writes' -1)
 [ -n "$base" ] || die "no counter patch in $KSRC"
 base=$(git -C "$KSRC" rev-parse "$base^")
-top=$UNTORN_CACHE/nocounters
-wt=$top/$(basename "$KSRC")
-bdir=$top/$(basename "$KBUILD")
-mods=$top/$(basename "$KMODS")
-if [ "$(cat "$bdir/.untorn-base" 2>/dev/null)" != "$base" ]; then
-	note "building the kernel without counters ($(git -C "$KSRC" log -1 --format=%s "$base"))"
-	git -C "$KSRC" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
-	git -C "$KSRC" worktree prune
-	mkdir -p "$top" "$bdir"
-	git -C "$KSRC" worktree add -q --detach "$wt" "$base"
-	cp "$with_build/.config" "$bdir/.config"
-	export CCACHE_DIR=$UNTORN_CACHE/ccache CCACHE_BASEDIR=$wt
-	export KBUILD_BUILD_TIMESTAMP=untorn KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
-	make -s -C "$wt" O="$bdir" CC="ccache gcc" -j"$(nproc)" olddefconfig bzImage modules
-	rm -rf "$mods"
-	make -s -C "$wt" O="$bdir" INSTALL_MOD_PATH="$mods" INSTALL_MOD_STRIP=1 modules_install
-	echo "$base" >"$bdir/.untorn-base"
-fi
+build_at_rev "$base" "$UNTORN_CACHE/nocounters"
+bdir=$REV_BUILD mods=$REV_MODS
 
 out=$UNTORN_CACHE/bench/counters-overhead-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"

@@ -57,3 +57,30 @@ fragment_check() {
 	done
 	return $bad
 }
+
+# build_at_rev REV DIR: the kernel of the tree's commit REV, built with the
+# current build's .config (the variant selected above) in a git worktree
+# under DIR, for benchmarks that compare kernels side by side. Sets
+# REV_BUILD and REV_MODS; rebuilds only when REV changed.
+build_at_rev() {
+	local rev wt
+	rev=$(git -C "$KSRC" rev-parse "$1") || die "no commit $1 in $KSRC"
+	wt=$2/$(basename "$KSRC")
+	REV_BUILD=$2/$(basename "$KBUILD")
+	REV_MODS=$2/$(basename "$KMODS")
+	[ "$(cat "$REV_BUILD/.untorn-base" 2>/dev/null)" = "$rev" ] && return 0
+	note "building the kernel at $(git -C "$KSRC" log -1 --format='%h %s' "$rev")"
+	git -C "$KSRC" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+	git -C "$KSRC" worktree prune
+	mkdir -p "$2" "$REV_BUILD"
+	git -C "$KSRC" worktree add -q --detach "$wt" "$rev"
+	cp "$KBUILD/.config" "$REV_BUILD/.config"
+	(
+		export CCACHE_DIR=$UNTORN_CACHE/ccache CCACHE_BASEDIR=$wt
+		export KBUILD_BUILD_TIMESTAMP=untorn KBUILD_BUILD_USER=untorn KBUILD_BUILD_HOST=untorn
+		make -s -C "$wt" O="$REV_BUILD" CC="ccache gcc" -j"$(nproc)" olddefconfig bzImage modules
+		rm -rf "$REV_MODS"
+		make -s -C "$wt" O="$REV_BUILD" INSTALL_MOD_PATH="$REV_MODS" INSTALL_MOD_STRIP=1 modules_install
+	) || die "building the kernel at $1 failed"
+	echo "$rev" >"$REV_BUILD/.untorn-base"
+}

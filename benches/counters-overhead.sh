@@ -24,16 +24,8 @@ build_at_rev "$base" "$UNTORN_CACHE/nocounters"
 bdir=$REV_BUILD mods=$REV_MODS
 
 out=$UNTORN_CACHE/bench/counters-overhead-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-for r in $(seq "$rounds"); do
-	for k in with without; do
-		if [ $k = with ]; then b=$with_build m=$with_mods; else b=$bdir m=$mods; fi
-		note "round $r/$rounds: kernel $k counters"
-		KBUILD=$b KMODS=$m KIMAGE=$b/arch/x86/boot/bzImage \
-			"$UNTORN_TOP/vm/run.sh" benches/hw-path 2>/dev/null |
-			awk 'NF == 2 && $2 ~ /^[0-9]+$/' | sed "s/^/$k $r /" >>"$out/raw.txt"
-	done
-done
+boot_in_turn "$out" "$rounds" benches/hw-path with "$with_build" "$with_mods" \
+	without "$bdir" "$mods" >/dev/null
 
 echo "Counter overhead on the hardware path: median IOPS over $rounds rounds" \
 	"of ${BENCH_SECONDS:-10} s per cell, fio pvsync2 QD1, QEMU TCG," \
@@ -42,7 +34,7 @@ echo
 echo "| cell | with counters | without | with/without | per-round ratios |"
 echo "|---|---|---|---|---|"
 awk '
-	{ v[$1, $3, $2] = $4; cells[$3] = 1; if ($2 > R) R = $2 }
+	NF == 4 && $4 ~ /^[0-9]+$/ { v[$1, $3, $2] = $4; cells[$3] = 1; if ($2 > R) R = $2 }
 	function median(k, c,   a, i, n, t, j) {
 		n = 0
 		for (i = 1; i <= R; i++) if ((k, c, i) in v) a[++n] = v[k, c, i]

@@ -20,16 +20,7 @@ a_desc=$(git -C "$KSRC" log -1 --format='%h %s' "$rev")
 b_desc="current build ($(git -C "$KSRC" log -1 --format='%h %s' HEAD)$(git -C "$KSRC" diff --quiet HEAD || echo ', plus uncommitted changes'))"
 
 out=$UNTORN_CACHE/bench/kernel-ab-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-for r in $(seq "$rounds"); do
-	for k in A B; do
-		if [ $k = A ]; then b=$REV_BUILD m=$REV_MODS; else b=$KBUILD m=$KMODS; fi
-		note "round $r/$rounds: kernel $k"
-		KBUILD=$b KMODS=$m KIMAGE=$b/arch/x86/boot/bzImage \
-			"$UNTORN_TOP/vm/run.sh" "$cmd" 2>>"$out/vm.log" |
-			grep -v '^untorn-vm:' | sed "s/^/$k $r /" | tee -a "$out/raw.txt"
-	done
-done
+boot_in_turn "$out" "$rounds" "$cmd" A "$REV_BUILD" "$REV_MODS" B "$KBUILD" "$KMODS"
 
 echo
 echo "A: $a_desc"

@@ -84,3 +84,23 @@ build_at_rev() {
 	) || die "building the kernel at $1 failed"
 	echo "$rev" >"$REV_BUILD/.untorn-base"
 }
+
+# boot_in_turn OUT ROUNDS CMD LABEL BUILD MODS LABEL BUILD MODS: run CMD in
+# the guest on two kernels booted in turn (first, second, first, ...) for
+# ROUNDS rounds, so that drift of the host hits both alike. Each output
+# line of CMD is appended to OUT/raw.txt as "LABEL ROUND LINE"; the VM's
+# own messages go to OUT/vm.log.
+boot_in_turn() {
+	local out=$1 rounds=$2 cmd=$3 r i label b m
+	shift 3
+	mkdir -p "$out"
+	for r in $(seq "$rounds"); do
+		for i in 0 3; do
+			label=${*:i+1:1} b=${*:i+2:1} m=${*:i+3:1}
+			note "round $r/$rounds: kernel $label"
+			KBUILD=$b KMODS=$m KIMAGE=$b/arch/x86/boot/bzImage \
+				"$UNTORN_TOP/vm/run.sh" "$cmd" 2>>"$out/vm.log" |
+				grep -v '^untorn-vm:' | sed "s/^/$label $r /" | tee -a "$out/raw.txt"
+		done
+	done
+}

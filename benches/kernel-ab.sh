@@ -12,7 +12,10 @@ set -euo pipefail
 export UNTORN_DEBUG=0
 . "$(dirname "$0")/../kernel/common.sh"
 [ $# -ge 1 ] || die "usage: benches/kernel-ab.sh REV [ROUNDS]"
-rev=$1 rounds=${2:-2} cmd=${KERNEL_AB_CMD:-benches/sw-ratio}
+rounds=${2:-2} cmd=${KERNEL_AB_CMD:-benches/sw-ratio}
+# Resolve REV now: a branch name committed to while B builds would
+# otherwise make A the same kernel as B.
+rev=$(git -C "$KSRC" rev-parse --verify "$1^{commit}") || die "no commit $1 in $KSRC"
 
 "$UNTORN_TOP/kernel/build.sh"
 build_at_rev "$rev" "$UNTORN_CACHE/kernel-ab"

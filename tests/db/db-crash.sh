@@ -227,11 +227,19 @@ while IFS='|' read -r name geom fs mkfs dw preload expect kind <&3; do
 				grep -v WSREP "$DB_LOG" | tail -n 15 | t_diag
 			fi
 		else
-			c=$(db_sql "CHECK TABLE pages, acks" | grep -vc 'status.OK$')
+			check=$(db_sql "CHECK TABLE pages, acks" 2>&1)
+			c=$(grep -vc 'status.OK$' <<<"$check")
 			[ "$c" = 0 ] || check_bad=$((check_bad + 1))
 			l=$(lost_commits "$acks")
 			lost=$((lost + l))
 			[ "$l" = 0 ] || t_diag <<<"cut $cut: $l acknowledged commits lost"
+			if { [ "$c" != 0 ] || [ "$l" != 0 ]; } &&
+			   { [ "$kind" != tears ] || [ -n "${DB_VERBOSE:-}" ]; }; then
+				# What InnoDB said while it recovered: which page of which
+				# index it found wrong, and why.
+				t_diag <<<"cut $cut: CHECK TABLE: $(tr '\n' ' ' <<<"$check")"
+				grep -v WSREP "$DB_LOG" | grep -i 'error\|corrupt\|warning' | tail -n 25 | t_diag
+			fi
 			# The recovered server runs the next cut's workload; every
 			# fifth cut and the last shut it down cleanly and check every
 			# page (a page that recovery got wrong stays wrong until then).
